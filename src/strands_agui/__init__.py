@@ -1,0 +1,42 @@
+"""strands-agui: serve any AWS Strands agent to any AG-UI frontend.
+
+The names match the existing ``ag_ui_strands`` integration, so switching is an import change.
+"""
+
+from .agent import StrandsAgent
+from .config import (
+    PredictStateMapping,
+    StrandsAgentConfig,
+    ToolBehavior,
+    ToolCallContext,
+    ToolResultContext,
+)
+from .errors import ERROR_CODES
+from .recording import Recorder, RecordedRun, read_log
+from .replay import replay, replay_to_list
+
+__all__ = [
+    "ERROR_CODES",
+    "PredictStateMapping",
+    "Recorder",
+    "RecordedRun",
+    "StrandsAgent",
+    "StrandsAgentConfig",
+    "ToolBehavior",
+    "ToolCallContext",
+    "ToolResultContext",
+    "add_strands_fastapi_endpoint",
+    "create_strands_app",
+    "read_log",
+    "replay",
+    "replay_to_list",
+]
+
+
+def __getattr__(name: str) -> object:
+    # The transport is imported on first use, so the translator can be used without loading FastAPI.
+    if name in ("add_strands_fastapi_endpoint", "create_strands_app"):
+        from . import endpoint
+
+        return getattr(endpoint, name)
+    raise AttributeError(name)

@@ -1,0 +1,155 @@
+"""``StrandsAgent``: the long-lived adapter (configuration only) and the async stream loop of one run.
+
+The loop is the only async part of a run: it reads one Strands event, hands it to the run's
+:class:`~strands_agui.translator.Translator`, performs the items the handler returned (events, user hooks,
+continuations) and reads the next event only when they are done. It stops consuming when the machine says
+``halted`` and always closes the Strands generator (``aclose``), whatever ends the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import aclosing
+from typing import Any
+
+from ag_ui.core import BaseEvent, RunAgentInput
+from strands import Agent
+from transitions import MachineError
+
+from .agents import AgentSource, build_run_agent
+from .config import StrandsAgentConfig
+from .errors import RunFailure, adapter_failure, strands_failure
+from .hooks import run_hook
+from .recording import RecordedRun, Recorder, record_stream, replay_events
+from .translator import HookCall, Item, Translator, new_id
+
+DEFAULT_PROMPT = "Hello"
+REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
+
+
+class StrandsAgent:
+    """Serve a Strands agent over AG-UI. ``agent`` is a template ``strands.Agent`` (each run gets its own
+    instance carrying its model, tools, system prompt and state) or a factory ``(RunAgentInput) -> Agent``."""
+
+    def __init__(self, agent: AgentSource, name: str = "strands_agent", description: str = "",
+                 config: StrandsAgentConfig | None = None, *, id_factory: Callable[[], str] = new_id) -> None:
+        self.strands_agent = agent
+        self.name = name
+        self.description = description
+        self.config = config or StrandsAgentConfig()
+        self.id_factory = id_factory
+
+    def translator(self, input_data: RunAgentInput, trace: list[tuple[str, str, str]] | None = None) -> Translator:
+        """A fresh translator for one run of ``input_data``."""
+        frontend = frozenset(tool.name for tool in input_data.tools or ())
+        return Translator(input_data, self.config, frontend_tools=frontend, id_factory=self.id_factory, trace=trace)
+
+    async def run(self, input_data: RunAgentInput, *, recorder: Recorder | None = None,
+                  trace: list[tuple[str, str, str]] | None = None) -> AsyncIterator[BaseEvent]:
+        """Run the agent for one AG-UI request and yield its AG-UI events (RUN_STARTED first, one terminal last).
+
+        ``recorder`` writes the Strands events this run consumed as a replayable log; ``trace`` collects
+        ``(cause, trigger, state)`` for every transition."""
+
+        def live(prompt: str) -> AsyncIterator[Mapping[str, Any]]:
+            stream = build_run_agent(self.strands_agent, input_data).stream_async(prompt)
+            return record_stream(stream, recorder) if recorder is not None else stream
+
+        async for event in self._run(input_data, live, trace):
+            yield event
+
+    async def replay(self, log: RecordedRun, *, input_data: RunAgentInput | None = None,
+                     trace: list[tuple[str, str, str]] | None = None) -> AsyncIterator[BaseEvent]:
+        """Yield the AG-UI events a recorded run produces with this adapter's configuration.
+
+        ``input_data`` defaults to the input stored in the log's header."""
+        data = input_data or log.input_data or RunAgentInput.model_validate(REPLAY_INPUT)
+        async for event in self._run(data, lambda _prompt: replay_events(log), trace):
+            yield event
+
+    async def _run(self, input_data: RunAgentInput, open_stream: Callable[[str], AsyncIterator[Mapping[str, Any]]],
+                   trace: list[tuple[str, str, str]] | None) -> AsyncIterator[BaseEvent]:
+        translator = self.translator(input_data, trace)
+        for event in translator.start():
+            yield event  # type: ignore[misc]
+        prompt, notes = self._prompt(input_data, translator)
+        for event in notes:
+            yield event
+        try:
+            stream = open_stream(prompt)
+        except Exception as exc:  # noqa: BLE001 - becomes RUN_ERROR
+            async for event in _end(translator, strands_failure(exc)):
+                yield event
+            return
+        async for event in translate(translator, stream):
+            yield event
+
+    def _prompt(self, input_data: RunAgentInput, translator: Translator) -> tuple[str, list[BaseEvent]]:
+        """The newest user message's text ("Hello" when there is none), rewritten by state_context_builder."""
+        prompt = latest_user_text(input_data) or DEFAULT_PROMPT
+        builder = self.config.state_context_builder
+        if builder is None:
+            return prompt, []
+        try:
+            return str(builder(input_data, prompt)), []
+        except Exception as exc:  # noqa: BLE001 - a failing hook never ends the run
+            return prompt, [translator.hook_failed("state_context_builder", exc)]
+
+
+def latest_user_text(input_data: RunAgentInput) -> str:
+    """The text of the newest user message: a string content, or its text parts joined."""
+    for message in reversed(input_data.messages):
+        if message.role != "user":
+            continue
+        content = message.content
+        if isinstance(content, str):
+            return content
+        return "".join(getattr(part, "text", "") or "" for part in content)
+    return ""
+
+
+async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]]) -> AsyncIterator[BaseEvent]:
+    """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event."""
+    failure: RunFailure | None = None
+    async with aclosing(source):  # type: ignore[type-var]
+        while failure is None and not translator.halted:
+            try:
+                event = await anext(source)
+            except StopAsyncIteration:
+                break
+            except Exception as exc:  # noqa: BLE001 - Strands' failure becomes RUN_ERROR
+                failure = strands_failure(exc)
+                break
+            try:
+                async for out in perform(translator, translator.handle(event)):
+                    yield out
+            except (MachineError, Exception) as exc:  # noqa: BLE001 - our failure, still a well-formed end
+                failure = adapter_failure(exc)
+    async for out in _end(translator, failure):
+        yield out
+
+
+async def perform(translator: Translator, items: list[Item]) -> AsyncIterator[BaseEvent]:
+    """Emit events, run hooks and continuations, in order."""
+    for item in items:
+        if isinstance(item, BaseEvent):
+            yield item
+        elif isinstance(item, HookCall):
+            async for event in run_hook(item, translator):
+                yield event
+        else:
+            for event in item():
+                yield event
+
+
+async def _end(translator: Translator, failure: RunFailure | None) -> AsyncIterator[BaseEvent]:
+    """The terminal events: RUN_FINISHED, or RUN_ERROR; an illegal finish is itself reported as RUN_ERROR."""
+    try:
+        items = translator.fail_run(failure) if failure else translator.finish_run()
+    except MachineError as exc:
+        items = translator.fail_run(adapter_failure(exc))
+    async for event in perform(translator, items):
+        yield event
+
+
+__all__ = ["StrandsAgent", "translate", "latest_user_text"]

@@ -1,0 +1,84 @@
+"""One Strands agent per run: built from the user's template (or factory), plus the run's frontend tools.
+
+Strands raises ``ConcurrencyException`` when one ``Agent`` serves two invocations at once, and an agent
+accumulates history; so no run ever touches the template itself. The template lends its model, tools,
+system prompt, state, tool executor, identity and the hook callbacks the user registered.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any, TypeAlias
+
+from ag_ui.core import RunAgentInput, Tool
+from strands import Agent
+from strands.tools.tools import PythonAgentTool
+from strands.types.tools import ToolResult, ToolUse
+
+AgentFactory: TypeAlias = Callable[[RunAgentInput], Agent]
+AgentSource: TypeAlias = Agent | AgentFactory
+
+FRONTEND_TOOL_RESULT = "The client runs this tool; its result arrives with the client's next request."
+
+
+def build_run_agent(source: AgentSource, input_data: RunAgentInput) -> Agent:
+    """The agent one run uses: the factory's, or a fresh copy of the template; frontend tools registered."""
+    agent = source(input_data) if not isinstance(source, Agent) else copy_agent(source)
+    backend = set(agent.tool_names)
+    tools = [frontend_tool(tool) for tool in input_data.tools or () if tool.name not in backend]
+    if tools:
+        agent.tool_registry.process_tools(tools)
+    return agent
+
+
+def copy_agent(template: Agent, **overrides: Any) -> Agent:
+    """A new ``Agent`` with the template's configuration and none of its history or invocation state."""
+    settings: dict[str, Any] = {
+        "model": template.model,
+        "tools": list(template.tool_registry.registry.values()),
+        "system_prompt": template.system_prompt,
+        "callback_handler": None,
+        "agent_id": template.agent_id,
+        "name": template.name,
+        "description": template.description,
+        "state": copy.deepcopy(template.state.get()),
+        "tool_executor": template.tool_executor,
+        "trace_attributes": template.trace_attributes,
+        "conversation_manager": copy.deepcopy(template.conversation_manager),
+        "retry_strategy": template._retry_strategy,
+    }
+    settings.update(overrides)
+    agent = Agent(**settings)
+    _copy_user_hooks(template, agent)
+    return agent
+
+
+def _copy_user_hooks(template: Agent, agent: Agent) -> None:
+    """Register on ``agent`` the template callbacks a freshly built agent does not have (the user's)."""
+    fresh = agent.hooks._registered_callbacks
+    for event_type, entries in template.hooks._registered_callbacks.items():
+        known = {_callback_name(entry.callback) for entry in fresh.get(event_type, ())}
+        for entry in entries:
+            if _callback_name(entry.callback) not in known:
+                agent.hooks.add_callback(event_type, entry.callback, order=entry.order)
+
+
+def _callback_name(callback: Any) -> str:
+    func = getattr(callback, "__func__", callback)
+    return f"{getattr(func, '__module__', '')}.{getattr(func, '__qualname__', repr(func))}"
+
+
+def frontend_tool(tool: Tool) -> PythonAgentTool:
+    """A Strands tool standing for a tool the client executes: the model can call it; when the run goes on
+    past the call (``continue_after_frontend_call``) it answers that the client will deliver the result."""
+    spec = {
+        "name": tool.name,
+        "description": tool.description or tool.name,
+        "inputSchema": {"json": tool.parameters or {"type": "object", "properties": {}}},
+    }
+
+    def run(tool_use: ToolUse, **_: Any) -> ToolResult:
+        return {"toolUseId": tool_use["toolUseId"], "status": "success", "content": [{"text": FRONTEND_TOOL_RESULT}]}
+
+    return PythonAgentTool(tool.name, spec, run)  # type: ignore[arg-type]

@@ -1,0 +1,100 @@
+"""Configuration: what each tool does on the AG-UI side. Built once, shared read-only by every run."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from ag_ui.core import RunAgentInput
+
+StatePayload: TypeAlias = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCallContext:
+    """What a hook sees of a tool call: the run's input, the call's identity and its complete arguments."""
+
+    input_data: RunAgentInput
+    tool_name: str
+    tool_use_id: str
+    tool_input: Any
+    args_str: str
+
+
+@dataclass(frozen=True)
+class ToolResultContext(ToolCallContext):
+    """A tool call plus its parsed result and the id of the assistant message it belongs to."""
+
+    result_data: Any = None
+    message_id: str = ""
+
+
+ArgsStreamer: TypeAlias = Callable[[ToolCallContext], AsyncIterator[str]]
+StateFromArgs: TypeAlias = Callable[[ToolCallContext], "Awaitable[StatePayload | None] | StatePayload | None"]
+StateFromResult: TypeAlias = Callable[[ToolResultContext], "Awaitable[StatePayload | None] | StatePayload | None"]
+CustomResultHandler: TypeAlias = Callable[[ToolResultContext], AsyncIterator[Any]]
+StateContextBuilder: TypeAlias = Callable[[RunAgentInput, str], str]
+
+
+@dataclass(frozen=True)
+class PredictStateMapping:
+    """Tells the UI to project ``tool_argument`` of ``tool`` into ``state_key`` while the arguments stream."""
+
+    state_key: str
+    tool: str
+    tool_argument: str
+
+    def to_payload(self) -> dict[str, str]:
+        return {"state_key": self.state_key, "tool": self.tool, "tool_argument": self.tool_argument}
+
+
+@dataclass(frozen=True)
+class ToolBehavior:
+    """How the adapter treats one tool (keyed by the Strands tool name in ``StrandsAgentConfig``)."""
+
+    skip_messages_snapshot: bool = False
+    continue_after_frontend_call: bool = False
+    stop_streaming_after_result: bool = False
+    predict_state: Iterable[PredictStateMapping] | PredictStateMapping | None = None
+    args_streamer: ArgsStreamer | None = None
+    state_from_args: StateFromArgs | None = None
+    state_from_result: StateFromResult | None = None
+    custom_result_handler: CustomResultHandler | None = None
+
+    def predict_state_payload(self) -> list[dict[str, str]]:
+        return [mapping.to_payload() for mapping in normalize_predict_state(self.predict_state)]
+
+
+_DEFAULT_BEHAVIOR = ToolBehavior()
+
+
+@dataclass(frozen=True)
+class StrandsAgentConfig:
+    """Adapter configuration: per-tool behaviours and the prompt rewriter."""
+
+    tool_behaviors: Mapping[str, ToolBehavior] = field(default_factory=dict)
+    state_context_builder: StateContextBuilder | None = None
+
+    def behavior(self, tool_name: str) -> ToolBehavior:
+        """The behaviour configured for ``tool_name``, or the default one."""
+        return self.tool_behaviors.get(tool_name, _DEFAULT_BEHAVIOR)
+
+
+async def maybe_await(value: Any) -> Any:
+    """Await ``value`` when it is awaitable; hooks may be sync or async."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def normalize_predict_state(
+    value: Iterable[PredictStateMapping] | PredictStateMapping | None,
+) -> list[PredictStateMapping]:
+    """A list of mappings from ``None``, one mapping, or any iterable of them."""
+    if value is None:
+        return []
+    if isinstance(value, PredictStateMapping):
+        return [value]
+    return list(value)

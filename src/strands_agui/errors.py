@@ -1,0 +1,59 @@
+"""``RUN_ERROR`` codes: one documented code for every way a run can fail.
+
+Codes are chosen from the exception's class *name*, so a replayed log (which keeps only the name and message)
+fails with exactly the code and message the live run had.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# code -> when it is used. The README's error table is generated from this mapping.
+ERROR_CODES: dict[str, str] = {
+    "MODEL_THROTTLED": "The model kept throttling after Strands' retries (ModelThrottledException).",
+    "CONTEXT_WINDOW_OVERFLOW": "The conversation could not be trimmed to fit the model (ContextWindowOverflowException).",
+    "MAX_TOKENS": "The model stopped at its output token limit (MaxTokensReachedException).",
+    "EVENT_LOOP_ERROR": "Strands' event loop failed outside the model, e.g. a Strands hook raised (EventLoopException).",
+    "STRUCTURED_OUTPUT_ERROR": "Structured output could not be produced (StructuredOutputException).",
+    "AGENT_BUSY": "The Strands agent is already running another invocation (ConcurrencyException).",
+    "STRANDS_ERROR": "Any other exception raised by the Strands stream, e.g. the model provider's own error.",
+    "INVALID_TRANSITION": "The adapter met a Strands event it cannot place in the run (a bug: please report it).",
+    "ADAPTER_ERROR": "The adapter itself failed while translating an event (a bug: please report it).",
+    "ENCODING_ERROR": "An AG-UI event could not be serialized for the transport.",
+}
+
+_BY_CLASS_NAME: dict[str, str] = {
+    "ModelThrottledException": "MODEL_THROTTLED",
+    "ContextWindowOverflowException": "CONTEXT_WINDOW_OVERFLOW",
+    "MaxTokensReachedException": "MAX_TOKENS",
+    "EventLoopException": "EVENT_LOOP_ERROR",
+    "StructuredOutputException": "STRUCTURED_OUTPUT_ERROR",
+    "ConcurrencyException": "AGENT_BUSY",
+    "MachineError": "INVALID_TRANSITION",
+}
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    """What ends a run with ``RUN_ERROR``: a documented code and a message for people."""
+
+    code: str
+    message: str
+
+
+def exception_type_name(exc: BaseException) -> str:
+    """The class name a log records for ``exc`` (a replayed exception reports its recorded name)."""
+    return getattr(exc, "type_name", None) or type(exc).__name__
+
+
+def strands_failure(exc: BaseException) -> RunFailure:
+    """The failure for an exception raised by the Strands stream (live or replayed)."""
+    name = exception_type_name(exc)
+    code = _BY_CLASS_NAME.get(name, "STRANDS_ERROR")
+    return RunFailure(code, f"{name}: {exc}")
+
+
+def adapter_failure(exc: BaseException) -> RunFailure:
+    """The failure for an exception raised by the adapter's own translation."""
+    name = type(exc).__name__
+    return RunFailure(_BY_CLASS_NAME.get(name, "ADAPTER_ERROR"), f"{name}: {exc}")

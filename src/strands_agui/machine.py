@@ -1,0 +1,95 @@
+"""The run machine: every AG-UI lifecycle move of one run, as one table.
+
+Read this file first. A *state* names the situation of the run on the wire; a *trigger* names the AG-UI move
+that leaves it; a *guard* (``conditions``) is a question the translator answers from the Strands event at hand.
+``dest=None`` is an internal move: the state stays, only events are emitted (a text delta, tool arguments).
+
+Invariants the table enforces (a trigger fired from any other state raises ``MachineError``):
+
+* ``RUN_STARTED`` is the first event (``start_run`` is the only way out of ``idle``), and exactly one of
+  ``RUN_FINISHED`` (``finish``) / ``RUN_ERROR`` (``fail``) is the last: both lead to terminal states.
+* At most one envelope is open: text, reasoning or a tool call. ``finish``, ``fail`` and ``end_turn`` are
+  legal only when nothing is open, so the translator must close what is open first (``Translator.close_open``
+  is the one place that does it, reading the current state).
+* A turn that asked for a frontend tool ends in ``halted`` (unless ``continue_after_frontend_call``): Strands
+  is not consumed again, so the tool is never executed server-side. A tool result whose behaviour says
+  ``stop_streaming_after_result`` also halts; that is how text streaming stops after a decisive result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from transitions import Machine
+
+IDLE = "idle"
+READY = "ready"
+STREAMING_TEXT = "streaming_text"
+REASONING = "reasoning"
+IN_TOOL_CALL = "in_tool_call"
+AWAITING_RESULT = "awaiting_result"
+HALTED = "halted"
+FINISHED = "finished"
+ERRORED = "errored"
+
+STATES: tuple[str, ...] = (
+    IDLE, READY, STREAMING_TEXT, REASONING, IN_TOOL_CALL, AWAITING_RESULT, HALTED, FINISHED, ERRORED,
+)
+TERMINAL_STATES = frozenset({FINISHED, ERRORED})
+
+# States in which an AG-UI envelope is open, and the trigger that closes it.
+CLOSERS: dict[str, str] = {STREAMING_TEXT: "close_text", REASONING: "close_reasoning", IN_TOOL_CALL: "close_tool_call"}
+
+TRANSITIONS: tuple[dict[str, Any], ...] = (
+    {"trigger": "start_run", "source": IDLE, "dest": READY},
+    # text envelope: TEXT_MESSAGE_START / CONTENT / END
+    {"trigger": "open_text", "source": READY, "dest": STREAMING_TEXT},
+    {"trigger": "text_delta", "source": STREAMING_TEXT, "dest": None},
+    {"trigger": "close_text", "source": STREAMING_TEXT, "dest": READY},
+    # reasoning envelope: REASONING_START, REASONING_MESSAGE_START / CONTENT / END, REASONING_END
+    {"trigger": "open_reasoning", "source": READY, "dest": REASONING},
+    {"trigger": "reasoning_delta", "source": REASONING, "dest": None},
+    {"trigger": "close_reasoning", "source": REASONING, "dest": READY},
+    # tool-call envelope: TOOL_CALL_START / ARGS / END
+    {"trigger": "open_tool_call", "source": READY, "dest": IN_TOOL_CALL},
+    {"trigger": "tool_args", "source": IN_TOOL_CALL, "dest": None},
+    # (with an args_streamer the arguments are buffered and its chunks go out as part of close_tool_call)
+    {"trigger": "close_tool_call", "source": IN_TOOL_CALL, "dest": READY},
+    # the model's turn ended (assistant message): halt for a frontend tool, wait for backend tools, or go on
+    {"trigger": "end_turn", "source": READY, "dest": HALTED, "conditions": "turn_calls_frontend_tool"},
+    {"trigger": "end_turn", "source": READY, "dest": AWAITING_RESULT, "conditions": "turn_calls_tools"},
+    {"trigger": "end_turn", "source": READY, "dest": None},
+    # the tool batch finished (user message of toolResults)
+    {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": HALTED, "conditions": "result_stops_streaming"},
+    {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": READY},
+    # lifecycle end
+    # (from awaiting_result: Strands ended with tools unanswered, e.g. a tool raised an interrupt)
+    {"trigger": "finish", "source": [READY, AWAITING_RESULT, HALTED], "dest": FINISHED},
+    {"trigger": "fail", "source": [READY, AWAITING_RESULT, HALTED], "dest": ERRORED},
+)
+
+GUARDS: tuple[str, ...] = ("turn_calls_frontend_tool", "turn_calls_tools", "result_stops_streaming")
+
+
+def build_machine(model: Any, *, initial: str = IDLE) -> Machine:
+    """One synchronous machine per run, bound to ``model`` (the translator, which answers the guards)."""
+    return Machine(
+        model=model,
+        states=list(STATES),
+        transitions=[dict(row) for row in TRANSITIONS],
+        initial=initial,
+        auto_transitions=False,
+        send_event=False,
+    )
+
+
+def triggers() -> tuple[str, ...]:
+    """Every trigger name, in table order, without repeats."""
+    return tuple(dict.fromkeys(row["trigger"] for row in TRANSITIONS))
+
+
+def sources(row: dict[str, Any]) -> Iterable[str]:
+    """The source states of one table row."""
+    src = row["source"]
+    return [src] if isinstance(src, str) else list(src)

@@ -1,0 +1,48 @@
+"""Replay a recorded Strands log through the run machine: the same AG-UI events the live run produced.
+
+A live run and the replay of its log go through the same loop (``StrandsAgent._run``) with the same
+translator, configuration and input, so with the same id factory they yield identical events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TextIO
+
+from ag_ui.core import BaseEvent, RunAgentInput
+
+from .agent import StrandsAgent
+from .config import StrandsAgentConfig
+from .recording import RecordedRun, read_log
+from .translator import new_id
+
+LogSource = RecordedRun | str | os.PathLike[str] | TextIO
+
+
+def load(log: LogSource) -> RecordedRun:
+    """A recorded run from a path, an open file, or an already read log."""
+    return log if isinstance(log, RecordedRun) else read_log(log)
+
+
+async def replay(log: LogSource, *, config: StrandsAgentConfig | None = None,
+                 input_data: RunAgentInput | None = None, id_factory: Callable[[], str] = new_id,
+                 trace: list[tuple[str, str, str]] | None = None) -> AsyncIterator[BaseEvent]:
+    """Yield the AG-UI events of a recorded run. ``input_data`` defaults to the log's header input."""
+    adapter = StrandsAgent(_no_agent, config=config, id_factory=id_factory)
+    async for event in adapter.replay(load(log), input_data=input_data, trace=trace):
+        yield event
+
+
+def replay_to_list(log: LogSource, **kwargs: Any) -> list[BaseEvent]:
+    """Synchronous :func:`replay` for tests and scripts (runs its own event loop)."""
+
+    async def collect() -> list[BaseEvent]:
+        return [event async for event in replay(log, **kwargs)]
+
+    return asyncio.run(collect())
+
+
+def _no_agent(_: RunAgentInput) -> Any:
+    raise RuntimeError("a replay never builds a Strands agent")

@@ -1,0 +1,83 @@
+"""The messages the client holds, kept the way ``@ag-ui/client``'s reducer builds them from our events.
+
+``MESSAGES_SNAPSHOT`` replaces the client's timeline, so a snapshot must carry every message the client
+has: the run's input messages plus everything this run's events created, under the same ids. Text and
+arguments are kept as lists of deltas and joined only when a snapshot is taken (deltas are the hot path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class _ToolCall:
+    id: str
+    name: str
+    args: list[str] = field(default_factory=list)
+
+    def dump(self) -> dict[str, Any]:
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": "".join(self.args)}}
+
+
+@dataclass
+class _Message:
+    id: str
+    role: str
+    text: list[str] | None = None
+    tool_calls: list[_ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+
+    def dump(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "role": self.role}
+        if self.text is not None:
+            out["content"] = "".join(self.text)
+        if self.tool_calls:
+            out["toolCalls"] = [call.dump() for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            out["toolCallId"] = self.tool_call_id
+        return out
+
+
+class ClientMessages:
+    """Mirror of the client's message list for one run (reasoning messages are left to the client)."""
+
+    def __init__(self, input_messages: Sequence[Any]) -> None:
+        self._input = input_messages
+        self._created: list[_Message] = []
+        self._calls: dict[str, tuple[_Message, _ToolCall]] = {}
+
+    def open_text(self, message_id: str) -> list[str]:
+        """Start an assistant text message; returns the list its deltas are appended to."""
+        message = _Message(message_id, "assistant", text=[])
+        self._created.append(message)
+        return message.text  # type: ignore[return-value]
+
+    def open_tool_call(self, tool_call_id: str, name: str, parent_message_id: str | None) -> list[str]:
+        """Attach a tool call to its parent message (or a new one named after it); returns its args list."""
+        parent = next((m for m in self._created if m.id == parent_message_id), None)
+        if parent is None:
+            parent = _Message(parent_message_id or tool_call_id, "assistant")
+            self._created.append(parent)
+        call = _ToolCall(tool_call_id, name)
+        parent.tool_calls.append(call)
+        self._calls[tool_call_id] = (parent, call)
+        return call.args
+
+    def tool_result(self, message_id: str, tool_call_id: str, content: str) -> None:
+        """Insert a tool message after its assistant message and the tool messages already following it."""
+        result = _Message(message_id, "tool", text=[content], tool_call_id=tool_call_id)
+        parent = self._calls.get(tool_call_id, (None, None))[0]
+        if parent is None:
+            self._created.append(result)
+            return
+        index = self._created.index(parent) + 1
+        while index < len(self._created) and self._created[index].role == "tool":
+            index += 1
+        self._created.insert(index, result)
+
+    def snapshot(self) -> list[Any]:
+        """Input messages, then the run's own, as a MESSAGES_SNAPSHOT carries them."""
+        return [*self._input, *(message.dump() for message in self._created)]

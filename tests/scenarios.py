@@ -1,0 +1,192 @@
+"""The recorded scenarios: a real ``strands.Agent`` on a scripted model, the adapter config, the AG-UI input.
+
+``python -m tests.record_fixtures`` records each scenario's live run into ``tests/fixtures/<name>.jsonl`` and
+its AG-UI output (ids as relations) into ``tests/golden/<name>.jsonl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ag_ui.core import CustomEvent, RunAgentInput, StateDeltaEvent
+from strands import Agent, tool
+from strands.types.exceptions import ModelThrottledException
+
+from strands_agui import (
+    PredictStateMapping,
+    StrandsAgentConfig,
+    ToolBehavior,
+    ToolCallContext,
+    ToolResultContext,
+)
+from strands_agui.scripted import Fail, Reasoning, ScriptedModel, Text, ToolUse, Turn
+
+
+@tool
+def get_weather(location: str) -> dict:
+    """Current weather for a location."""
+    return {"location": location, "temperature": 21, "conditions": "sunny"}
+
+
+@tool
+def get_time(city: str) -> str:
+    """Local time in a city."""
+    return f"It is 12:00 in {city}."
+
+
+@tool
+def explode(reason: str) -> str:
+    """A tool that always fails."""
+    raise RuntimeError(f"tool failed: {reason}")
+
+
+@tool
+def create_plan(steps: list[str]) -> dict:
+    """Create a plan of steps."""
+    return {"steps": [{"description": s, "status": "pending"} for s in steps]}
+
+
+@tool
+def update_recipe(title: str, ingredients: list[str]) -> dict:
+    """Update the shared recipe."""
+    return {"title": title, "ingredients": ingredients, "saved": True}
+
+
+CHANGE_BACKGROUND = {
+    "name": "change_background",
+    "description": "Change the page background colour.",
+    "parameters": {"type": "object", "properties": {"background": {"type": "string"}}, "required": ["background"]},
+}
+
+
+def run_input(prompt: str = "Hi there", *, state: Any = None, tools: list[dict[str, Any]] | None = None,
+              messages: list[dict[str, Any]] | None = None) -> RunAgentInput:
+    history = messages if messages is not None else [{"id": "user-1", "role": "user", "content": prompt}]
+    return RunAgentInput.model_validate({
+        "threadId": "thread-1", "runId": "run-1", "messages": history, "state": state,
+        "tools": tools or [], "context": [], "forwardedProps": {},
+    })
+
+
+@dataclass
+class Scenario:
+    name: str
+    turns: list[Turn]
+    tools: list[Any] = field(default_factory=list)
+    config: StrandsAgentConfig = field(default_factory=StrandsAgentConfig)
+    input: RunAgentInput = field(default_factory=run_input)
+    model_kwargs: dict[str, Any] = field(default_factory=dict)
+    agent_kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def agent(self) -> Agent:
+        model = ScriptedModel(self.turns, **self.model_kwargs)
+        return Agent(model=model, tools=list(self.tools), callback_handler=None, **self.agent_kwargs)
+
+
+# -- hooks ------------------------------------------------------------------------------------------------
+async def chunked_args(context: ToolCallContext) -> AsyncIterator[str]:
+    text = context.args_str
+    for i in range(0, len(text), 8):
+        yield text[i : i + 8]
+
+
+def plan_state(context: ToolCallContext) -> dict[str, Any]:
+    return {"steps": [{"description": s, "status": "pending"} for s in context.tool_input["steps"]]}
+
+
+async def recipe_from_args(context: ToolCallContext) -> dict[str, Any]:
+    return {"recipe": {"title": context.tool_input["title"], "ingredients": context.tool_input["ingredients"]}}
+
+
+def recipe_from_result(context: ToolResultContext) -> dict[str, Any]:
+    return {"saved": bool(context.result_data.get("saved"))}
+
+
+async def progress(context: ToolResultContext) -> AsyncIterator[Any]:
+    for index, _ in enumerate(context.result_data["steps"]):
+        await asyncio.sleep(0)
+        yield StateDeltaEvent(delta=[{"op": "replace", "path": f"/steps/{index}/status", "value": "completed"}])
+    yield CustomEvent(name="plan_done", value={"steps": len(context.result_data["steps"])})
+
+
+def broken_hook(context: ToolCallContext) -> dict[str, Any]:
+    raise ValueError("state hook is broken")
+
+
+async def broken_handler(context: ToolResultContext) -> AsyncIterator[Any]:
+    yield CustomEvent(name="before_failure", value=1)
+    raise RuntimeError("handler is broken")
+
+
+def broken_builder(input_data: RunAgentInput, prompt: str) -> str:
+    raise KeyError("recipe")
+
+
+def recipe_builder(input_data: RunAgentInput, prompt: str) -> str:
+    return f"{prompt}\n\nCurrent state: {input_data.state}"
+
+
+WEATHER = ToolUse("get_weather", {"location": "Paris"}, tool_use_id="tool-weather")
+
+SCENARIOS: list[Scenario] = [
+    Scenario("plain_text", [[Text("Hello! How can I help you today?")]]),
+    Scenario("backend_tool", [[Text("Let me check the weather."), WEATHER], [Text("It is sunny in Paris.")]],
+             tools=[get_weather], input=run_input("Weather in Paris?", state={"units": "metric"})),
+    Scenario("parallel_tools", [
+        [Text("Checking both."), WEATHER, ToolUse("get_time", {"city": "Paris"}, tool_use_id="tool-time")],
+        [Text("Sunny, and it is noon.")]], tools=[get_weather, get_time]),
+    Scenario("frontend_tool_halt", [[Text("Changing the background."),
+                                     ToolUse("change_background", {"background": "blue"}, tool_use_id="tool-bg")],
+                                    [Text("This turn must never be reached.")]],
+             input=run_input("Make it blue", tools=[CHANGE_BACKGROUND])),
+    Scenario("frontend_tool_continue", [[ToolUse("change_background", {"background": "red"}, tool_use_id="tool-bg")],
+                                        [Text("I asked the page to turn red.")]],
+             config=StrandsAgentConfig(tool_behaviors={"change_background": ToolBehavior(
+                 continue_after_frontend_call=True)}),
+             input=run_input("Make it red", tools=[CHANGE_BACKGROUND])),
+    Scenario("stop_after_result", [[Text("Planning."), ToolUse("create_plan", {"steps": ["a", "b"]},
+                                                               tool_use_id="tool-plan")],
+                                   [Text("This text is cut off.")]],
+             tools=[create_plan],
+             config=StrandsAgentConfig(tool_behaviors={"create_plan": ToolBehavior(stop_streaming_after_result=True)})),
+    Scenario("predict_state_args_streamer", [[ToolUse("create_plan", {"steps": ["mix flour", "bake", "serve"]},
+                                                      tool_use_id="tool-plan")], [Text("Plan ready.")]],
+             tools=[create_plan], input=run_input("Plan a cake", state={"steps": []}),
+             config=StrandsAgentConfig(tool_behaviors={"create_plan": ToolBehavior(
+                 predict_state=[PredictStateMapping("steps", "create_plan", "steps")], args_streamer=chunked_args,
+                 state_from_args=plan_state)})),
+    Scenario("state_hooks", [[ToolUse("update_recipe", {"title": "Soup", "ingredients": ["leek", "potato"]},
+                                      tool_use_id="tool-recipe")], [Text("Recipe updated.")]],
+             tools=[update_recipe], input=run_input("Make soup", state={"recipe": {}, "theme": "dark"}),
+             config=StrandsAgentConfig(state_context_builder=recipe_builder, tool_behaviors={"update_recipe": ToolBehavior(
+                 state_from_args=recipe_from_args, state_from_result=recipe_from_result)})),
+    Scenario("custom_result_handler", [[ToolUse("create_plan", {"steps": ["one", "two"]}, tool_use_id="tool-plan")],
+                                       [Text("Done.")]],
+             tools=[create_plan], input=run_input("Plan", state={"steps": [{"description": "one", "status": "pending"},
+                                                                            {"description": "two", "status": "pending"}]}),
+             config=StrandsAgentConfig(tool_behaviors={"create_plan": ToolBehavior(custom_result_handler=progress)})),
+    Scenario("hook_raises", [[WEATHER], [Text("Still here.")]], tools=[get_weather],
+             input=run_input("Weather?", state={"units": "metric"}),
+             config=StrandsAgentConfig(state_context_builder=broken_builder, tool_behaviors={"get_weather": ToolBehavior(
+                 state_from_args=broken_hook, custom_result_handler=broken_handler)})),
+    Scenario("tool_raises", [[ToolUse("explode", {"reason": "testing"}, tool_use_id="tool-x")],
+                             [Text("The tool failed, sorry.")]], tools=[explode]),
+    Scenario("unknown_tool", [[ToolUse("does_not_exist", {}, tool_use_id="tool-missing")],
+                              [Text("That tool does not exist.")]]),
+    Scenario("model_error", [[Text("Starting to answer"), Fail(RuntimeError("model exploded"))]]),
+    Scenario("max_tokens", [[Text("This answer is cut")]], model_kwargs={"stop_reason": "max_tokens"}),
+    Scenario("reasoning", [[Reasoning("The user wants a greeting.", signature="c2lnbmF0dXJl"), Text("Hello!")]]),
+    Scenario("throttled", [[Fail(ModelThrottledException("slow down"))]],
+             agent_kwargs={"retry_strategy": None}),
+]
+
+BY_NAME: dict[str, Scenario] = {s.name: s for s in SCENARIOS}
+
+
+def pinned_ids() -> Callable[[], str]:
+    """An id factory producing id-1, id-2, ... so a live run and its replay can be compared literally."""
+    counter = iter(range(1, 1_000_000))
+    return lambda: f"id-{next(counter)}"

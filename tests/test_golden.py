@@ -1,0 +1,66 @@
+"""Every recorded scenario: replay == golden (ids as relations), replay == live, and both oracles accept it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from strands_agui import StrandsAgent, read_log, replay_to_list
+from strands_agui.testing import assert_matches_golden, dump_events
+from tests.oracles import assert_valid_streams
+from tests.scenarios import BY_NAME, SCENARIOS, pinned_ids
+
+ROOT = Path(__file__).parent
+NAMES = [s.name for s in SCENARIOS]
+
+
+def replayed(name: str) -> list:
+    return replay_to_list(ROOT / "fixtures" / f"{name}.jsonl", config=BY_NAME[name].config)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_replay_matches_golden(name: str) -> None:
+    assert_matches_golden(replayed(name), ROOT / "golden" / f"{name}.jsonl")
+
+
+@pytest.mark.parametrize("name", NAMES)
+async def test_live_run_equals_replay_of_its_recording(name: str, tmp_path: Path) -> None:
+    from strands_agui.recording import Recorder
+
+    scenario = BY_NAME[name]
+    log = tmp_path / "run.jsonl"
+    live_adapter = StrandsAgent(scenario.agent(), config=scenario.config, id_factory=pinned_ids())
+    with Recorder(log, input_data=scenario.input) as recorder:
+        live = [e async for e in live_adapter.run(scenario.input, recorder=recorder)]
+    replay_adapter = StrandsAgent(scenario.agent(), config=scenario.config, id_factory=pinned_ids())
+    again = [e async for e in replay_adapter.replay(read_log(log))]
+    assert dump_events(again) == dump_events(live)
+
+
+def test_every_golden_stream_passes_both_oracles() -> None:
+    streams = [replayed(name) for name in NAMES]
+    reports = assert_valid_streams(streams)
+    assert len(reports) == len(NAMES)
+
+
+def test_frontend_halt_never_executes_the_next_turn() -> None:
+    events = dump_events(replayed("frontend_tool_halt"))
+    assert events[-1]["type"] == "RUN_FINISHED"
+    assert not any("never be reached" in e.get("delta", "") for e in events)
+    assert [e["type"] for e in events].count("TOOL_CALL_RESULT") == 0
+
+
+def test_state_snapshots_carry_the_whole_state() -> None:
+    snapshots = [e["snapshot"] for e in dump_events(replayed("state_hooks")) if e["type"] == "STATE_SNAPSHOT"]
+    assert snapshots[0] == {"recipe": {}, "theme": "dark"}
+    assert snapshots[1] == {"recipe": {"title": "Soup", "ingredients": ["leek", "potato"]}, "theme": "dark"}
+    assert snapshots[2] == {**snapshots[1], "saved": True}
+
+
+def test_errors_carry_documented_codes() -> None:
+    from strands_agui import ERROR_CODES
+
+    codes = {name: dump_events(replayed(name))[-1].get("code") for name in ("model_error", "max_tokens", "throttled")}
+    assert codes == {"model_error": "STRANDS_ERROR", "max_tokens": "MAX_TOKENS", "throttled": "MODEL_THROTTLED"}
+    assert set(codes.values()) <= set(ERROR_CODES)
