@@ -161,17 +161,18 @@ SCENARIOS: list[Scenario] = [
     Scenario("state_hooks", [[ToolUse("update_recipe", {"title": "Soup", "ingredients": ["leek", "potato"]},
                                       tool_use_id="tool-recipe")], [Text("Recipe updated.")]],
              tools=[update_recipe], input=run_input("Make soup", state={"recipe": {}, "theme": "dark"}),
-             config=StrandsAgentConfig(state_context_builder=recipe_builder, tool_behaviors={"update_recipe": ToolBehavior(
-                 state_from_args=recipe_from_args, state_from_result=recipe_from_result)})),
+             config=StrandsAgentConfig(state_context_builder=recipe_builder, tool_behaviors={
+                 "update_recipe": ToolBehavior(state_from_args=recipe_from_args,
+                                               state_from_result=recipe_from_result)})),
     Scenario("custom_result_handler", [[ToolUse("create_plan", {"steps": ["one", "two"]}, tool_use_id="tool-plan")],
                                        [Text("Done.")]],
-             tools=[create_plan], input=run_input("Plan", state={"steps": [{"description": "one", "status": "pending"},
-                                                                            {"description": "two", "status": "pending"}]}),
+             tools=[create_plan], input=run_input("Plan", state={"steps": [
+                 {"description": "one", "status": "pending"}, {"description": "two", "status": "pending"}]}),
              config=StrandsAgentConfig(tool_behaviors={"create_plan": ToolBehavior(custom_result_handler=progress)})),
     Scenario("hook_raises", [[WEATHER], [Text("Still here.")]], tools=[get_weather],
              input=run_input("Weather?", state={"units": "metric"}),
-             config=StrandsAgentConfig(state_context_builder=broken_builder, tool_behaviors={"get_weather": ToolBehavior(
-                 state_from_args=broken_hook, custom_result_handler=broken_handler)})),
+             config=StrandsAgentConfig(state_context_builder=broken_builder, tool_behaviors={
+                 "get_weather": ToolBehavior(state_from_args=broken_hook, custom_result_handler=broken_handler)})),
     Scenario("tool_raises", [[ToolUse("explode", {"reason": "testing"}, tool_use_id="tool-x")],
                              [Text("The tool failed, sorry.")]], tools=[explode]),
     Scenario("unknown_tool", [[ToolUse("does_not_exist", {}, tool_use_id="tool-missing")],
@@ -190,3 +191,15 @@ def pinned_ids() -> Callable[[], str]:
     """An id factory producing id-1, id-2, ... so a live run and its replay can be compared literally."""
     counter = iter(range(1, 1_000_000))
     return lambda: f"id-{next(counter)}"
+
+STATE_HOOKS_CONFIG = BY_NAME["state_hooks"].config
+
+
+def _plain_agent() -> Any:
+    from strands_agui import StrandsAgent
+
+    return StrandsAgent(lambda _input: Agent(model=ScriptedModel([[Text("Hello from the recorder.")]]),
+                                             callback_handler=None))
+
+
+PLAIN_AGENT = _plain_agent()

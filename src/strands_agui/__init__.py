@@ -12,7 +12,7 @@ from .config import (
     ToolResultContext,
 )
 from .errors import ERROR_CODES
-from .recording import Recorder, RecordedRun, read_log
+from .recording import RecordedRun, Recorder, read_log
 from .replay import replay, replay_to_list
 
 __all__ = [

@@ -13,7 +13,6 @@ from contextlib import aclosing
 from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
-from strands import Agent
 from transitions import MachineError
 
 from .agents import AgentSource, build_run_agent

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 # code -> when it is used. The README's error table is generated from this mapping.
 ERROR_CODES: dict[str, str] = {
     "MODEL_THROTTLED": "The model kept throttling after Strands' retries (ModelThrottledException).",
-    "CONTEXT_WINDOW_OVERFLOW": "The conversation could not be trimmed to fit the model (ContextWindowOverflowException).",
+    "CONTEXT_WINDOW_OVERFLOW": "The conversation could not be trimmed to fit the model "
+    "(ContextWindowOverflowException).",
     "MAX_TOKENS": "The model stopped at its output token limit (MaxTokensReachedException).",
-    "EVENT_LOOP_ERROR": "Strands' event loop failed outside the model, e.g. a Strands hook raised (EventLoopException).",
+    "EVENT_LOOP_ERROR": "Strands' event loop failed outside the model, e.g. a Strands hook raised "
+    "(EventLoopException).",
     "STRUCTURED_OUTPUT_ERROR": "Structured output could not be produced (StructuredOutputException).",
     "AGENT_BUSY": "The Strands agent is already running another invocation (ConcurrencyException).",
     "STRANDS_ERROR": "Any other exception raised by the Strands stream, e.g. the model provider's own error.",

@@ -151,7 +151,7 @@ class ScriptedModel(Model):
             tool_use_id = step.tool_use_id or f"tooluse_{index}_{step.name}"
             start = {"toolUse": {"name": step.name, "toolUseId": tool_use_id}}
             deltas = [{"toolUse": {"input": piece}} for piece in split_even(json.dumps(step.input), step.chunks)]
-        events: list[StreamEvent] = [{"contentBlockStart": {"contentBlockIndex": index, "start": start}}]  # type: ignore[list-item]
-        events += [{"contentBlockDelta": {"contentBlockIndex": index, "delta": d}} for d in deltas]  # type: ignore[misc]
+        events: list[Any] = [{"contentBlockStart": {"contentBlockIndex": index, "start": start}}]
+        events += [{"contentBlockDelta": {"contentBlockIndex": index, "delta": d}} for d in deltas]
         events.append({"contentBlockStop": {"contentBlockIndex": index}})
         return events

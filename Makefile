@@ -1,0 +1,97 @@
+# strands-agui developer entry points. `make test` is all a fresh clone needs.
+#   make deps      .venv (pip install -e '.[dev]') + the official-client oracle's node packages
+#   make tools     system tools (graphviz `dot`; node/npm if absent) via apt-get when missing
+#   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
+#   make run       serve the demo agent           (ARGS='--port 8000' ...)
+#   make diagrams  render the state-machine diagrams into diagrams/
+#   make bench     run bench/bench.py
+#   make lint      ruff + mypy
+#   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := test
+MAKEFLAGS += --no-print-directory
+
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PYTHON := $(BIN)/python
+STAMP := $(VENV)/.installed
+ORACLE_DIR := tests/oracles/agui-client-check
+NODE_STAMP := $(ORACLE_DIR)/node_modules/.package-lock.json
+PYTEST_ARGS ?=
+ARGS ?=
+
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+export PIP_NO_INPUT := 1
+export DEBIAN_FRONTEND := noninteractive
+export npm_config_fund := false
+export npm_config_audit := false
+export npm_config_update_notifier := false
+
+# root on CI; elsewhere fall back to passwordless sudo
+SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
+
+.PHONY: all venv node-deps node-tool deps tools test run diagrams bench lint clean distclean help
+
+all: test
+
+help:
+	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
+
+$(PYTHON):
+	@echo ">> creating $(VENV) with $(PY)"
+	@$(PY) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PYTHON)
+	@echo ">> pip install -e '.[dev]'"
+	@$(PYTHON) -m pip install -q -e '.[dev]'
+	@touch $@
+
+venv: $(STAMP)
+
+$(NODE_STAMP): $(ORACLE_DIR)/package-lock.json $(ORACLE_DIR)/package.json
+	@command -v npm >/dev/null 2>&1 || $(MAKE) node-tool
+	@echo ">> npm ci in $(ORACLE_DIR)"
+	@cd $(ORACLE_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@touch $@
+
+node-deps: $(NODE_STAMP)
+
+deps: venv node-deps
+
+define apt_install
+	{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $(1) >/dev/null; } \
+	  || { echo "!! could not apt-get install $(1): install it by hand" >&2; exit 1; }
+endef
+
+node-tool:
+	@command -v npm >/dev/null 2>&1 || { echo ">> installing nodejs + npm (apt)"; $(call apt_install,nodejs npm); }
+
+tools:
+	@command -v dot >/dev/null 2>&1 || { echo ">> installing graphviz (apt)"; $(call apt_install,graphviz); }
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || $(MAKE) node-tool
+
+test: deps tools
+	@$(PYTHON) -m pytest -q $(PYTEST_ARGS)
+
+run: deps
+	$(BIN)/strands-agui serve $(ARGS)
+
+diagrams: deps tools
+	$(BIN)/strands-agui diagram --out diagrams
+
+bench: deps
+	$(PYTHON) bench/bench.py $(ARGS)
+
+lint: deps
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy src
+
+clean:
+	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules $(STAMP)
+	@find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	@rm -rf $(VENV)

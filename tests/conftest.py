@@ -1,0 +1,20 @@
+"""Shared pytest setup. The AG-UI conformance oracles live in tests/oracles (import them from there)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+from tests.oracles import CLIENT_DIR
+
+
+def pytest_report_header(config) -> list[str]:
+    node = shutil.which("node")
+    version = "missing"
+    if node:
+        version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
+    installed = (CLIENT_DIR / "node_modules" / "@ag-ui" / "client").is_dir()
+    return [
+        f"AG-UI oracles: node {version}, @ag-ui/client "
+        f"{'installed' if installed else 'NOT installed (run `make deps`)'}, ag-ui-validate (PyPI)"
+    ]

@@ -1,0 +1,119 @@
+"""The transition table: reachability, terminal states, illegal triggers, and diagrams that match the table."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import deque
+from pathlib import Path
+
+import pytest
+from transitions import MachineError
+
+from strands_agui import StrandsAgent, diagrams
+from strands_agui.machine import IDLE, STATES, TERMINAL_STATES, TRANSITIONS, build_machine, sources
+from strands_agui.testing import dump_events
+from tests.scenarios import BY_NAME
+
+ROOT = Path(__file__).parent.parent
+
+
+def edges() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {state: set() for state in STATES}
+    for row in TRANSITIONS:
+        for source in sources(row):
+            graph[source].add(row["dest"] or source)
+    return graph
+
+
+def reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
+    seen, queue = {start}, deque([start])
+    while queue:
+        for nxt in graph[queue.popleft()] - seen:
+            seen.add(nxt)
+            queue.append(nxt)
+    return seen
+
+
+def test_every_state_is_reachable_from_idle() -> None:
+    assert reachable(IDLE, edges()) == set(STATES)
+
+
+def test_a_terminal_state_is_reachable_from_every_state() -> None:
+    graph = edges()
+    for state in STATES:
+        assert reachable(state, graph) & TERMINAL_STATES, f"{state} cannot end the run"
+
+
+def test_terminal_states_have_no_way_out() -> None:
+    assert all(not edges()[state] for state in TERMINAL_STATES)
+
+
+def test_every_guard_and_state_in_the_table_is_known() -> None:
+    from strands_agui.machine import GUARDS
+    from strands_agui.translator import Translator
+
+    for row in TRANSITIONS:
+        assert row["dest"] in (*STATES, None)
+        assert set(sources(row)) <= set(STATES)
+        if "conditions" in row:
+            assert row["conditions"] in GUARDS and callable(getattr(Translator, row["conditions"]))
+
+
+class Bare:
+    pass
+
+
+@pytest.mark.parametrize("trigger,state", [("finish", "streaming_text"), ("open_text", "idle"),
+                                           ("end_turn", "in_tool_call"), ("fail", "finished"),
+                                           ("text_delta", "ready")])
+def test_an_illegal_trigger_raises(trigger: str, state: str) -> None:
+    model = Bare()
+    build_machine(model, initial=state)
+    with pytest.raises(MachineError):
+        model.trigger(trigger)  # type: ignore[attr-defined]
+
+
+def test_no_automatic_transitions() -> None:
+    model = Bare()
+    build_machine(model)
+    assert not hasattr(model, "to_finished")
+
+
+async def test_an_illegal_trigger_at_run_time_ends_the_run_with_invalid_transition(monkeypatch) -> None:
+    from strands_agui.translator import Translator
+
+    scenario = BY_NAME["backend_tool"]
+    original = Translator.on_tool_result_message
+
+    def buggy(self, message):  # a translator bug: opens text while tools are still awaited
+        self.fire("open_text", "bug")
+        return original(self, message)
+
+    monkeypatch.setattr(Translator, "on_tool_result_message", buggy)
+    events = dump_events([e async for e in StrandsAgent(scenario.agent()).run(scenario.input)])
+    assert events[-1]["type"] == "RUN_ERROR"
+    assert events[-1]["code"] == "INVALID_TRANSITION"
+    assert [e["type"] for e in events].count("RUN_ERROR") == 1
+
+
+def test_committed_mermaid_and_dot_match_a_fresh_render() -> None:
+    assert (ROOT / "diagrams" / "run_machine.mmd").read_text() == diagrams.mermaid()
+    assert (ROOT / "diagrams" / "run_machine.dot").read_text() == diagrams.dot()
+
+
+def test_committed_svg_matches_a_fresh_render() -> None:
+    committed = (ROOT / "diagrams" / "run_machine.svg").read_text()
+    if shutil.which("dot") is None:
+        pytest.fail("Graphviz `dot` is missing: `make test` installs it (apt-get install graphviz)")
+    installed = subprocess.run(["dot", "-V"], capture_output=True, text=True).stderr
+    if diagrams.graphviz_version(committed) not in installed:
+        pytest.skip(f"committed SVG was drawn by another Graphviz ({installed.strip()})")
+    assert committed == diagrams.svg()
+
+
+def test_every_trigger_appears_in_the_mermaid_diagram() -> None:
+    from strands_agui.machine import triggers
+
+    text = diagrams.mermaid()
+    assert all(f": {t}" in text for t in triggers())
