@@ -17,12 +17,14 @@ from transitions import MachineError
 
 from .agents import AgentSource, build_run_agent
 from .config import StrandsAgentConfig
+from .conversation import conversation
 from .errors import RunFailure, adapter_failure, strands_failure
 from .hooks import run_hook
 from .recording import RecordedRun, Recorder, record_stream, replay_events
 from .translator import HookCall, Item, Translator, new_id
 
 DEFAULT_PROMPT = "Hello"
+Prompt = list[dict[str, Any]] | None
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
 
 
@@ -50,8 +52,9 @@ class StrandsAgent:
         ``recorder`` writes the Strands events this run consumed as a replayable log; ``trace`` collects
         ``(cause, trigger, state)`` for every transition."""
 
-        def live(prompt: str) -> AsyncIterator[Mapping[str, Any]]:
-            stream = build_run_agent(self.strands_agent, input_data).stream_async(prompt)
+        def live(prompt: Prompt) -> AsyncIterator[Mapping[str, Any]]:
+            agent = build_run_agent(self.strands_agent, input_data, conversation(input_data).history)
+            stream = agent.stream_async(prompt)
             return record_stream(stream, recorder) if recorder is not None else stream
 
         async for event in self._run(input_data, live, trace):
@@ -66,7 +69,7 @@ class StrandsAgent:
         async for event in self._run(data, lambda _prompt: replay_events(log), trace):
             yield event
 
-    async def _run(self, input_data: RunAgentInput, open_stream: Callable[[str], AsyncIterator[Mapping[str, Any]]],
+    async def _run(self, input_data: RunAgentInput, open_stream: Callable[[Prompt], AsyncIterator[Mapping[str, Any]]],
                    trace: list[tuple[str, str, str]] | None) -> AsyncIterator[BaseEvent]:
         translator = self.translator(input_data, trace)
         for event in translator.start():
@@ -83,16 +86,21 @@ class StrandsAgent:
         async for event in translate(translator, stream):
             yield event
 
-    def _prompt(self, input_data: RunAgentInput, translator: Translator) -> tuple[str, list[BaseEvent]]:
-        """The newest user message's text ("Hello" when there is none), rewritten by state_context_builder."""
-        prompt = latest_user_text(input_data) or DEFAULT_PROMPT
+    def _prompt(self, input_data: RunAgentInput, translator: Translator) -> tuple[Prompt, list[BaseEvent]]:
+        """The run's new user turn (``None`` when it continues from tool results), its text rewritten by
+        ``state_context_builder``; "Hello" when the conversation is empty."""
+        turn = conversation(input_data)
+        if turn.prompt is None and turn.history:
+            return None, []
+        blocks = turn.prompt or [{"text": DEFAULT_PROMPT}]
         builder = self.config.state_context_builder
         if builder is None:
-            return prompt, []
+            return blocks, []
         try:
-            return str(builder(input_data, prompt)), []
+            text = str(builder(input_data, turn.prompt_text or DEFAULT_PROMPT))
         except Exception as exc:  # noqa: BLE001 - a failing hook never ends the run
-            return prompt, [translator.hook_failed("state_context_builder", exc)]
+            return blocks, [translator.hook_failed("state_context_builder", exc)]
+        return [{"text": text}, *(b for b in blocks if "text" not in b)], []
 
 
 def latest_user_text(input_data: RunAgentInput) -> str:

@@ -22,9 +22,13 @@ AgentSource: TypeAlias = Agent | AgentFactory
 FRONTEND_TOOL_RESULT = "The client runs this tool; its result arrives with the client's next request."
 
 
-def build_run_agent(source: AgentSource, input_data: RunAgentInput) -> Agent:
-    """The agent one run uses: the factory's, or a fresh copy of the template; frontend tools registered."""
+def build_run_agent(source: AgentSource, input_data: RunAgentInput,
+                    history: list[dict[str, Any]] | None = None) -> Agent:
+    """The agent one run uses: the factory's, or a fresh copy of the template, holding ``history`` (unless
+    the factory's agent already holds a conversation of its own) and the run's frontend tools."""
     agent = source(input_data) if not isinstance(source, Agent) else copy_agent(source)
+    if history and not agent.messages:
+        agent.messages = history
     backend = set(agent.tool_names)
     tools = [frontend_tool(tool) for tool in input_data.tools or () if tool.name not in backend]
     if tools:

@@ -1,0 +1,121 @@
+"""The frontend is the source of truth: each run rebuilds the Strands conversation from ``RunAgentInput``.
+
+AG-UI messages become Bedrock Converse-shaped Strands messages: user text and images, assistant text with
+``toolUse`` blocks, tool messages (including results of frontend tools the client ran) as ``toolResult``
+blocks. Consecutive messages of one role are merged (the model APIs require alternation), and a tool call
+the client never answered gets an error result, so the history is always one the model accepts.
+
+The *prompt* of the run is the newest user message when it is the last message; when the conversation ends
+with tool results (the client's follow-up after a frontend tool) there is no prompt and Strands continues
+from the results.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ag_ui.core import AssistantMessage, Message, RunAgentInput, ToolMessage, UserMessage
+
+UNANSWERED = "No result was returned for this tool call."
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """Strands history, and the new user turn (content blocks) or ``None`` to continue from tool results."""
+
+    history: list[dict[str, Any]]
+    prompt: list[dict[str, Any]] | None
+    prompt_text: str
+
+
+def conversation(input_data: RunAgentInput) -> Conversation:
+    """Split the input into history and prompt (see the module docstring)."""
+    messages = [m for m in input_data.messages if isinstance(m, UserMessage | AssistantMessage | ToolMessage)]
+    if messages and isinstance(messages[-1], UserMessage):
+        blocks = user_blocks(messages[-1])
+        return Conversation(to_strands(messages[:-1]), blocks, _text(blocks))
+    if not messages:
+        return Conversation([], None, "")
+    return Conversation(to_strands(messages), None, "")
+
+
+def to_strands(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """AG-UI messages as alternating Strands messages, every toolUse answered by a toolResult."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role, blocks = _convert(message)
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return _answer_dangling_tool_uses(out)
+
+
+def _convert(message: Message) -> tuple[str, list[dict[str, Any]]]:
+    if isinstance(message, UserMessage):
+        return "user", user_blocks(message)
+    if isinstance(message, ToolMessage):
+        status = "error" if message.error else "success"
+        text = message.content if isinstance(message.content, str) else _text(_parts(message.content))
+        return "user", [{"toolResult": {"toolUseId": message.tool_call_id, "status": status,
+                                        "content": [{"text": message.error or text or "(empty)"}]}}]
+    assert isinstance(message, AssistantMessage)
+    blocks: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+    for call in message.tool_calls or ():
+        blocks.append({"toolUse": {"toolUseId": call.id, "name": call.function.name,
+                                   "input": _arguments(call.function.arguments)}})
+    return "assistant", blocks
+
+
+def user_blocks(message: UserMessage) -> list[dict[str, Any]]:
+    """A user message's content blocks: its text, and images sent inline as base64 data."""
+    if isinstance(message.content, str):
+        return [{"text": message.content}] if message.content else []
+    return _parts(message.content)
+
+
+def _parts(parts: Sequence[Any]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for part in parts:
+        if part.type == "text" and part.text:
+            blocks.append({"text": part.text})
+        elif part.type == "image" and getattr(part.source, "type", None) == "data":
+            image_format = (part.source.mime_type or "image/png").split("/")[-1]
+            blocks.append({"image": {"format": image_format, "source": {"bytes": base64.b64decode(part.source.value)}}})
+    return blocks
+
+
+def _answer_dangling_tool_uses(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for index, message in enumerate(messages):
+        if message["role"] != "assistant":
+            continue
+        asked = [b["toolUse"]["toolUseId"] for b in message["content"] if "toolUse" in b]
+        following = messages[index + 1]["content"] if index + 1 < len(messages) else None
+        answered = {b["toolResult"]["toolUseId"] for b in following or () if "toolResult" in b}
+        missing = [{"toolResult": {"toolUseId": i, "status": "error", "content": [{"text": UNANSWERED}]}}
+                   for i in asked if i not in answered]
+        if not missing:
+            continue
+        if following is not None and messages[index + 1]["role"] == "user":
+            following[:0] = missing
+        else:
+            messages.insert(index + 1, {"role": "user", "content": missing})
+    return messages
+
+
+def _arguments(arguments: str) -> Any:
+    try:
+        value = json.loads(arguments) if arguments else {}
+    except ValueError:
+        return {"arguments": arguments}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _text(blocks: Sequence[dict[str, Any]]) -> str:
+    return "".join(block["text"] for block in blocks if "text" in block)

@@ -1,0 +1,91 @@
+"""Stateless runs: each run rebuilds the Strands conversation from RunAgentInput.messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ag_ui.core import RunAgentInput
+from strands import Agent
+
+from strands_agui import StrandsAgent
+from strands_agui.conversation import UNANSWERED, conversation
+from strands_agui.scripted import ScriptedModel, Text, ToolUse
+from strands_agui.testing import dump_events
+from tests.oracles import assert_valid_stream
+from tests.scenarios import CHANGE_BACKGROUND, get_weather, run_input
+
+
+def shapes(messages: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    return [(m["role"], [next(iter(b)) for b in m["content"]]) for m in messages]
+
+
+def test_history_alternates_and_every_tool_call_is_answered() -> None:
+    data = run_input(messages=[
+        {"id": "u1", "role": "user", "content": "hi"},
+        {"id": "u2", "role": "user", "content": [{"type": "text", "text": "again"}]},
+        {"id": "a1", "role": "assistant", "content": "calling", "toolCalls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"location":"Oslo"}'}},
+            {"id": "c2", "type": "function", "function": {"name": "change_background", "arguments": "{}"}}]},
+        {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "cold"},
+        {"id": "s1", "role": "system", "content": "ignored here"},
+        {"id": "u3", "role": "user", "content": "and now?"},
+    ])
+    turn = conversation(data)
+    assert shapes(turn.history) == [("user", ["text", "text"]), ("assistant", ["text", "toolUse", "toolUse"]),
+                                    ("user", ["toolResult", "toolResult"])]
+    results = {b["toolResult"]["toolUseId"]: b["toolResult"] for b in turn.history[2]["content"]}
+    assert results["c1"]["content"] == [{"text": "cold"}]
+    assert results["c2"]["status"] == "error" and results["c2"]["content"] == [{"text": UNANSWERED}]
+    assert turn.history[1]["content"][1]["toolUse"]["input"] == {"location": "Oslo"}
+    assert turn.prompt == [{"text": "and now?"}]
+
+
+def test_a_conversation_ending_with_tool_results_has_no_prompt() -> None:
+    data = run_input(messages=[
+        {"id": "u1", "role": "user", "content": "blue please"},
+        {"id": "a1", "role": "assistant", "toolCalls": [
+            {"id": "c1", "type": "function", "function": {"name": "change_background", "arguments": "{}"}}]},
+        {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "done"},
+    ])
+    turn = conversation(data)
+    assert turn.prompt is None
+    assert shapes(turn.history)[-1] == ("user", ["toolResult"])
+
+
+async def test_frontend_tool_round_trip_is_stateless() -> None:
+    """Run 1 halts on the frontend tool; the client's follow-up (a fresh request) carries the result."""
+    seen: list[list[dict[str, Any]]] = []
+
+    def script(messages: list[dict[str, Any]]) -> list:
+        seen.append([dict(m) for m in messages])
+        if "toolResult" in messages[-1]["content"][0]:
+            return [Text("Done: the page is blue.")]
+        return [Text("Turning it blue."), ToolUse("change_background", {"background": "blue"}, tool_use_id="bg")]
+
+    adapter = StrandsAgent(Agent(model=ScriptedModel(script), callback_handler=None))
+    first_input = run_input("make it blue", tools=[CHANGE_BACKGROUND])
+    first = dump_events([e async for e in adapter.run(first_input)])
+    assert [e["type"] for e in first][-2:] == ["TOOL_CALL_END", "RUN_FINISHED"]
+    report = assert_valid_stream(first, input=first_input.model_dump(by_alias=True, exclude_none=True))
+    client_messages = report["messages"]
+    follow_up = RunAgentInput.model_validate({
+        "threadId": "thread-1", "runId": "run-2", "state": {}, "tools": [CHANGE_BACKGROUND], "context": [],
+        "forwardedProps": {}, "messages": [*client_messages,
+                                           {"id": "tool-1", "role": "tool", "toolCallId": "bg", "content": "ok"}]})
+    second = dump_events([e async for e in adapter.run(follow_up)])
+    text = "".join(e.get("delta", "") for e in second if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text == "Done: the page is blue."
+    assert shapes(seen[-1]) == [("user", ["text"]), ("assistant", ["text", "toolUse"]), ("user", ["toolResult"])]
+    assert_valid_stream(second, input={"messages": follow_up.model_dump(by_alias=True, exclude_none=True)["messages"]})
+
+
+async def test_the_template_agent_is_never_used_or_mutated() -> None:
+    template = Agent(model=ScriptedModel(lambda m: [Text(f"{len(m)} messages")]), tools=[get_weather],
+                     callback_handler=None, state={"counter": 1})
+    adapter = StrandsAgent(template)
+    history = run_input(messages=[{"id": "u1", "role": "user", "content": "one"},
+                                  {"id": "a1", "role": "assistant", "content": "reply"},
+                                  {"id": "u2", "role": "user", "content": "two"}])
+    events = dump_events([e async for e in adapter.run(history)])
+    assert "".join(e.get("delta", "") for e in events) == "3 messages"
+    assert template.messages == [] and template.state.get() == {"counter": 1}
