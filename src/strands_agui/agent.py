@@ -54,7 +54,7 @@ class StrandsAgent:
 
         def live(prompt: Prompt) -> AsyncIterator[Mapping[str, Any]]:
             agent = build_run_agent(self.strands_agent, input_data, conversation(input_data).history)
-            stream = agent.stream_async(prompt)
+            stream = agent.stream_async(prompt)  # type: ignore[arg-type]
             return record_stream(stream, recorder) if recorder is not None else stream
 
         async for event in self._run(input_data, live, trace):

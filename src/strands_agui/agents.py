@@ -28,7 +28,7 @@ def build_run_agent(source: AgentSource, input_data: RunAgentInput,
     the factory's agent already holds a conversation of its own) and the run's frontend tools."""
     agent = source(input_data) if not isinstance(source, Agent) else copy_agent(source)
     if history and not agent.messages:
-        agent.messages = history
+        agent.messages = history  # type: ignore[assignment]
     backend = set(agent.tool_names)
     tools = [frontend_tool(tool) for tool in input_data.tools or () if tool.name not in backend]
     if tools:
