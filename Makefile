@@ -4,7 +4,7 @@
 #   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
 #   make run       serve the demo agent           (ARGS='--port 8000' ...)
 #   make diagrams  render the state-machine diagrams into diagrams/
-#   make bench     run bench/bench.py
+#   make bench     translator cost per Strands event vs the bare EventEncoder (tests/bench.py)
 #   make lint      ruff + mypy
 #   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
 
@@ -83,7 +83,7 @@ diagrams: deps tools
 	$(BIN)/strands-agui diagram --out diagrams
 
 bench: deps
-	$(PYTHON) bench/bench.py $(ARGS)
+	$(PYTHON) -m tests.bench $(ARGS)
 
 lint: deps
 	$(BIN)/ruff check src tests

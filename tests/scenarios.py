@@ -203,3 +203,7 @@ def _plain_agent() -> Any:
 
 
 PLAIN_AGENT = _plain_agent()
+
+SCENARIOS.append(Scenario("model_error_after_tool", [[WEATHER], [Text("Half an"), Fail(RuntimeError("model died"))]],
+                          tools=[get_weather]))
+BY_NAME["model_error_after_tool"] = SCENARIOS[-1]

@@ -61,6 +61,10 @@ def test_state_snapshots_carry_the_whole_state() -> None:
 def test_errors_carry_documented_codes() -> None:
     from strands_agui import ERROR_CODES
 
-    codes = {name: dump_events(replayed(name))[-1].get("code") for name in ("model_error", "max_tokens", "throttled")}
-    assert codes == {"model_error": "STRANDS_ERROR", "max_tokens": "MAX_TOKENS", "throttled": "MODEL_THROTTLED"}
+    names = ("model_error", "model_error_after_tool", "max_tokens", "throttled")
+    last = {name: dump_events(replayed(name))[-1] for name in names}
+    codes = {name: event.get("code") for name, event in last.items()}
+    assert codes == {"model_error": "STRANDS_ERROR", "model_error_after_tool": "STRANDS_ERROR",
+                     "max_tokens": "MAX_TOKENS", "throttled": "MODEL_THROTTLED"}
+    assert last["model_error_after_tool"]["message"] == "RuntimeError: model died"
     assert set(codes.values()) <= set(ERROR_CODES)

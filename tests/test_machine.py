@@ -117,3 +117,26 @@ def test_every_trigger_appears_in_the_mermaid_diagram() -> None:
 
     text = diagrams.mermaid()
     assert all(f": {t}" in text for t in triggers())
+
+
+def test_internal_moves_are_checked_against_the_table() -> None:
+    from strands_agui.translator import Translator
+    from tests.scenarios import run_input
+
+    translator = Translator(run_input())
+    translator.start()
+    with pytest.raises(MachineError):
+        translator.move("text_delta", "data")  # no text message is open
+    translator.on_text_delta({"data": "hi"})
+    translator.move("text_delta", "data")
+    assert translator.state == "streaming_text"
+
+
+def test_bench_runs(capsys) -> None:
+    import sys
+
+    from tests import bench
+
+    sys.argv = ["bench", "--deltas", "50", "--rounds", "1"]
+    bench.main()
+    assert "ratio adapter/baseline" in capsys.readouterr().out

@@ -14,8 +14,8 @@ ERROR_CODES: dict[str, str] = {
     "CONTEXT_WINDOW_OVERFLOW": "The conversation could not be trimmed to fit the model "
     "(ContextWindowOverflowException).",
     "MAX_TOKENS": "The model stopped at its output token limit (MaxTokensReachedException).",
-    "EVENT_LOOP_ERROR": "Strands' event loop failed outside the model, e.g. a Strands hook raised "
-    "(EventLoopException).",
+    "EVENT_LOOP_ERROR": "Strands' event loop failed and named no original exception (EventLoopException); "
+    "one that names it is reported under the original's code.",
     "STRUCTURED_OUTPUT_ERROR": "Structured output could not be produced (StructuredOutputException).",
     "AGENT_BUSY": "The Strands agent is already running another invocation (ConcurrencyException).",
     "STRANDS_ERROR": "Any other exception raised by the Strands stream, e.g. the model provider's own error.",
@@ -49,7 +49,13 @@ def exception_type_name(exc: BaseException) -> str:
 
 
 def strands_failure(exc: BaseException) -> RunFailure:
-    """The failure for an exception raised by the Strands stream (live or replayed)."""
+    """The failure for an exception raised by the Strands stream (live or replayed).
+
+    Strands wraps a model error raised in any cycle after the first (and a failing Strands hook) in an
+    ``EventLoopException``; the code and message are those of the wrapped ``original_exception``."""
+    original = getattr(exc, "original_exception", None)
+    if exception_type_name(exc) == "EventLoopException" and isinstance(original, BaseException):
+        exc = original
     name = exception_type_name(exc)
     code = _BY_CLASS_NAME.get(name, "STRANDS_ERROR")
     return RunFailure(code, f"{name}: {exc}")

@@ -69,6 +69,21 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     {"trigger": "fail", "source": [READY, AWAITING_RESULT, HALTED], "dest": ERRORED},
 )
 
+
+def sources(row: dict[str, Any]) -> Iterable[str]:
+    """The source states of one table row."""
+    src = row["source"]
+    return [src] if isinstance(src, str) else list(src)
+
+
+# Internal moves (dest=None, no guard) by trigger -> the states they are legal in. The translator checks these
+# itself on the hot path (one per delta) instead of dispatching through transitions; same table, same rule.
+INTERNAL_MOVES: dict[str, frozenset[str]] = {
+    row["trigger"]: frozenset(sources(row))
+    for row in TRANSITIONS
+    if row["dest"] is None and "conditions" not in row
+}
+
 GUARDS: tuple[str, ...] = ("turn_calls_frontend_tool", "turn_calls_tools", "result_stops_streaming")
 
 
@@ -87,9 +102,3 @@ def build_machine(model: Any, *, initial: str = IDLE) -> Machine:
 def triggers() -> tuple[str, ...]:
     """Every trigger name, in table order, without repeats."""
     return tuple(dict.fromkeys(row["trigger"] for row in TRANSITIONS))
-
-
-def sources(row: dict[str, Any]) -> Iterable[str]:
-    """The source states of one table row."""
-    src = row["source"]
-    return [src] if isinstance(src, str) else list(src)

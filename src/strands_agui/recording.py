@@ -167,9 +167,18 @@ def _multiagent_result(result: MultiAgentResult) -> dict[str, Any]:
     return data
 
 
-def exception_record(exc: BaseException) -> dict[str, dict[str, str]]:
-    """The JSON form of an exception: ``{"__exception__": {"type": <class name>, "message": str(exc)}}``."""
-    return {EXCEPTION_KEY: {"type": type(exc).__name__, "message": str(exc)}}
+def exception_record(exc: BaseException) -> dict[str, dict[str, Any]]:
+    """The JSON form of an exception: ``{"__exception__": {"type": <class name>, "message": str(exc)}}``, plus
+    ``"cause"`` (same form) for a wrapper that names its ``original_exception`` (Strands' EventLoopException)."""
+    return {EXCEPTION_KEY: _exception_fields(exc)}
+
+
+def _exception_fields(exc: BaseException) -> dict[str, Any]:
+    fields: dict[str, Any] = {"type": type(exc).__name__, "message": str(exc)}
+    original = getattr(exc, "original_exception", None)
+    if isinstance(original, BaseException) and original is not exc:
+        fields["cause"] = _exception_fields(original)
+    return fields
 
 
 def decode_event(event: dict[str, Any]) -> dict[str, Any]:
@@ -291,7 +300,7 @@ class RecordedRun:
 
     events: tuple[dict[str, Any], ...]
     header: dict[str, Any] | None = None
-    exception: dict[str, str] | None = None
+    exception: dict[str, Any] | None = None
 
     @property
     def input_data(self) -> RunAgentInput | None:
@@ -319,7 +328,7 @@ def read_log(source: str | os.PathLike[str] | TextIO | Iterable[str]) -> Recorde
     """Parse a log; blank lines are skipped. Raises :class:`LogFormatError` on any malformed line."""
     events: list[dict[str, Any]] = []
     header: dict[str, Any] | None = None
-    exception: dict[str, str] | None = None
+    exception: dict[str, Any] | None = None
     first = True
     with _lines(source) as lines:
         for number, line in enumerate(lines, start=1):
@@ -364,20 +373,29 @@ def _check_header(obj: dict[str, Any], number: int) -> dict[str, Any]:
     return obj
 
 
-def _check_exception(value: Any, number: int) -> dict[str, str]:
+def _check_exception(value: Any, number: int) -> dict[str, Any]:
     if not (isinstance(value, dict) and isinstance(value.get("type"), str)
             and isinstance(value.get("message"), str)):
         raise LogFormatError(f"line {number}: __exception__ must be {{\"type\": str, \"message\": str}}")
-    return {"type": value["type"], "message": value["message"]}
+    checked: dict[str, Any] = {"type": value["type"], "message": value["message"]}
+    if "cause" in value:
+        checked["cause"] = _check_exception(value["cause"], number)
+    return checked
 
 
 class ReplayedException(Exception):
     """Raised at the end of a replay whose log ended with an exception. Carries the recorded class name."""
 
-    def __init__(self, type_name: str, message: str) -> None:
+    def __init__(self, type_name: str, message: str, original_exception: ReplayedException | None = None) -> None:
         super().__init__(message)
         self.type_name = type_name
         self.message = message
+        self.original_exception = original_exception
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> ReplayedException:
+        cause = record.get("cause")
+        return cls(record["type"], record["message"], cls.from_record(cause) if cause else None)
 
 
 async def replay_events(run: RecordedRun) -> AsyncGenerator[dict[str, Any], None]:
@@ -385,4 +403,4 @@ async def replay_events(run: RecordedRun) -> AsyncGenerator[dict[str, Any], None
     for event in run.events:
         yield _clean(event, 1, _EMPTY)
     if run.exception is not None:
-        raise ReplayedException(run.exception["type"], run.exception["message"])
+        raise ReplayedException.from_record(run.exception)

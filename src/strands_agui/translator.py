@@ -37,10 +37,11 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
+from transitions import MachineError
 
 from .config import StrandsAgentConfig, ToolBehavior, ToolCallContext, ToolResultContext
 from .errors import RunFailure
-from .machine import CLOSERS, HALTED, TERMINAL_STATES, build_machine
+from .machine import CLOSERS, HALTED, INTERNAL_MOVES, TERMINAL_STATES, build_machine
 from .results import parse_result, result_text
 from .snapshot import ClientMessages
 
@@ -123,6 +124,13 @@ class Translator:
         if self.trace is not None:
             self.trace.append((cause, trigger, self.state))
 
+    def move(self, trigger: str, cause: str) -> None:
+        """An internal move (a delta): checked against the table without a dispatch through transitions."""
+        if self.state not in INTERNAL_MOVES[trigger]:
+            raise MachineError(f'"Can\'t trigger event {trigger} from state {self.state}!"')
+        if self.trace is not None:
+            self.trace.append((cause, trigger, self.state))
+
     # -- guards (named in the machine table) ----------------------------------------------------------
     def turn_calls_frontend_tool(self) -> bool:
         return any(self._halts_on(self.tool_calls[i].name) for i in self.turn.tool_use_ids)
@@ -186,7 +194,7 @@ class Translator:
         if not isinstance(text, str) or not text:
             return []
         out = self._open_text() if self.state != "streaming_text" else []
-        self.fire("text_delta", "data")
+        self.move("text_delta", "data")
         self.text_sink.append(text)
         out.append(TextMessageContentEvent(message_id=self.open_id, delta=text))
         return out
@@ -213,7 +221,7 @@ class Translator:
             self.open_id, self.reasoning_signature = self.new_id(), ""
             out += [ReasoningStartEvent(message_id=self.open_id),
                     ReasoningMessageStartEvent(message_id=self.open_id, role="reasoning")]
-        self.fire("reasoning_delta", "reasoningText")
+        self.move("reasoning_delta", "reasoningText")
         out.append(ReasoningMessageContentEvent(message_id=self.open_id, delta=text))
         return out
 
@@ -250,7 +258,7 @@ class Translator:
         fragment = event.get("delta", {}).get("toolUse", {}).get("input", "")
         if not fragment or self.state != "in_tool_call" or self.open_id != tool_use_id:
             return out
-        self.fire("tool_args", "tool_use_stream")
+        self.move("tool_args", "tool_use_stream")
         record = self.tool_calls[tool_use_id]
         record.chunks.append(fragment)
         if self.config.behavior(record.name).args_streamer is None:
