@@ -80,7 +80,7 @@ run: deps
 	$(BIN)/strands-agui serve $(ARGS)
 
 diagrams: deps tools
-	$(BIN)/strands-agui diagram --out diagrams
+	$(BIN)/strands-agui diagram --out diagrams --readme README.md
 
 bench: deps
 	$(PYTHON) -m tests.bench $(ARGS)

@@ -87,10 +87,12 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_diagram(args: argparse.Namespace) -> int:
-    from .diagrams import render
+    from .diagrams import embed_in_readme, render
 
     for path in render(args.out, with_svg=not args.no_svg):
         print(path)
+    if args.readme and embed_in_readme(args.readme):
+        print(args.readme)
     return 0
 
 
@@ -129,6 +131,7 @@ def parser() -> argparse.ArgumentParser:
     diagram = sub.add_parser("diagram", help="render the run machine into diagrams/")
     diagram.add_argument("--out", default="diagrams")
     diagram.add_argument("--no-svg", action="store_true")
+    diagram.add_argument("--readme", help="also refresh the Mermaid block of this README")
     diagram.set_defaults(func=cmd_diagram)
     return root
 

@@ -52,6 +52,17 @@ def graphviz_version(svg_text: str) -> str | None:
     return match.group(1) if match else None
 
 
+def embed_in_readme(readme: str | Path) -> bool:
+    """Replace the Mermaid block between ``<!-- diagram:start -->`` and ``<!-- diagram:end -->``; True if changed."""
+    path = Path(readme)
+    text = path.read_text(encoding="utf-8")
+    block = f"<!-- diagram:start -->\n```mermaid\n{mermaid()}```\n<!-- diagram:end -->"
+    updated = re.sub(r"<!-- diagram:start -->.*?<!-- diagram:end -->", lambda _: block, text, flags=re.S)
+    if updated != text:
+        path.write_text(updated, encoding="utf-8")
+    return updated != text
+
+
 def render(out_dir: str | Path = "diagrams", *, with_svg: bool = True) -> list[Path]:
     """Write ``run_machine.mmd``, ``run_machine.dot`` (and ``run_machine.svg``) into ``out_dir``."""
     out = Path(out_dir)
