@@ -8,6 +8,7 @@ continuations) and reads the next event only when they are done. It stops consum
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import aclosing
 from typing import Any
@@ -23,8 +24,12 @@ from .hooks import run_hook
 from .recording import RecordedRun, Recorder, record_stream, replay_events
 from .translator import HookCall, Item, Translator, new_id
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_PROMPT = "Hello"
 Prompt = list[dict[str, Any]] | None
+Source = AsyncIterator[Mapping[str, Any]]
+Opener = Callable[[Prompt], tuple[Source, Callable[[], Any] | None]]  # -> Strands events, how to stop them
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
 
 
@@ -52,10 +57,10 @@ class StrandsAgent:
         ``recorder`` writes the Strands events this run consumed as a replayable log; ``trace`` collects
         ``(cause, trigger, state)`` for every transition."""
 
-        def live(prompt: Prompt) -> AsyncIterator[Mapping[str, Any]]:
+        def live(prompt: Prompt) -> tuple[AsyncIterator[Mapping[str, Any]], Callable[[], Any]]:
             agent = build_run_agent(self.strands_agent, input_data, conversation(input_data).history)
             stream = agent.stream_async(prompt)  # type: ignore[arg-type]
-            return record_stream(stream, recorder) if recorder is not None else stream
+            return (record_stream(stream, recorder) if recorder is not None else stream), agent.cancel
 
         async for event in self._run(input_data, live, trace):
             yield event
@@ -66,10 +71,10 @@ class StrandsAgent:
 
         ``input_data`` defaults to the input stored in the log's header."""
         data = input_data or log.input_data or RunAgentInput.model_validate(REPLAY_INPUT)
-        async for event in self._run(data, lambda _prompt: replay_events(log), trace):
+        async for event in self._run(data, lambda _prompt: (replay_events(log), None), trace):
             yield event
 
-    async def _run(self, input_data: RunAgentInput, open_stream: Callable[[Prompt], AsyncIterator[Mapping[str, Any]]],
+    async def _run(self, input_data: RunAgentInput, open_stream: Opener,
                    trace: list[tuple[str, str, str]] | None) -> AsyncIterator[BaseEvent]:
         translator = self.translator(input_data, trace)
         for event in translator.start():
@@ -78,12 +83,12 @@ class StrandsAgent:
         for event in notes:
             yield event
         try:
-            stream = open_stream(prompt)
+            stream, stop = open_stream(prompt)
         except Exception as exc:  # noqa: BLE001 - becomes RUN_ERROR
             async for event in _end(translator, strands_failure(exc)):
                 yield event
             return
-        async for event in translate(translator, stream):
+        async for event in translate(translator, stream, stop):
             yield event
 
     def _prompt(self, input_data: RunAgentInput, translator: Translator) -> tuple[Prompt, list[BaseEvent]]:
@@ -103,20 +108,13 @@ class StrandsAgent:
         return [{"text": text}, *(b for b in blocks if "text" not in b)], []
 
 
-def latest_user_text(input_data: RunAgentInput) -> str:
-    """The text of the newest user message: a string content, or its text parts joined."""
-    for message in reversed(input_data.messages):
-        if message.role != "user":
-            continue
-        content = message.content
-        if isinstance(content, str):
-            return content
-        return "".join(getattr(part, "text", "") or "" for part in content)
-    return ""
+async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]],
+                    stop: Callable[[], Any] | None = None) -> AsyncIterator[BaseEvent]:
+    """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event.
 
-
-async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]]) -> AsyncIterator[BaseEvent]:
-    """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event."""
+    When the machine halts, ``stop`` (the live agent's ``cancel``) asks Strands to end its run its own way:
+    no tool of the batch runs, no model is called again, the stream finishes by itself and nothing more is
+    translated. Without ``stop`` (a replay) the source is simply not read further."""
     failure: RunFailure | None = None
     async with aclosing(source):  # type: ignore[type-var]
         while failure is None and not translator.halted:
@@ -132,8 +130,20 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                     yield out
             except (MachineError, Exception) as exc:  # noqa: BLE001 - our failure, still a well-formed end
                 failure = adapter_failure(exc)
+        if translator.halted and stop is not None:
+            stop()
+            await _drain(source)
     async for out in _end(translator, failure):
         yield out
+
+
+async def _drain(source: AsyncIterator[Mapping[str, Any]]) -> None:
+    """Read a cancelled Strands run to its end; what it says after the halt no longer concerns the client."""
+    try:
+        async for _ in source:
+            pass
+    except Exception:  # noqa: BLE001 - the run is already complete for the client
+        logger.debug("Strands raised while finishing a halted run", exc_info=True)
 
 
 async def perform(translator: Translator, items: list[Item]) -> AsyncIterator[BaseEvent]:
@@ -159,4 +169,4 @@ async def _end(translator: Translator, failure: RunFailure | None) -> AsyncItera
         yield event
 
 
-__all__ = ["StrandsAgent", "translate", "latest_user_text"]
+__all__ = ["StrandsAgent", "translate"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -36,7 +37,7 @@ class Text:
 
 @dataclass(frozen=True)
 class ToolUse:
-    """A tool call whose JSON input is streamed in ``chunks`` fragments."""
+    """A tool call whose JSON input is streamed in ``chunks`` fragments (a fresh id unless one is given)."""
 
     name: str
     input: dict[str, Any]
@@ -148,7 +149,7 @@ class ScriptedModel(Model):
             if step.signature:
                 deltas.append({"reasoningContent": {"signature": step.signature}})
         elif isinstance(step, ToolUse):
-            tool_use_id = step.tool_use_id or f"tooluse_{index}_{step.name}"
+            tool_use_id = step.tool_use_id or f"tooluse_{uuid.uuid4().hex[:16]}"  # unique, as a model's are
             start = {"toolUse": {"name": step.name, "toolUseId": tool_use_id}}
             deltas = [{"toolUse": {"input": piece}} for piece in split_even(json.dumps(step.input), step.chunks)]
         events: list[Any] = [{"contentBlockStart": {"contentBlockIndex": index, "start": start}}]
