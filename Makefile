@@ -1,6 +1,6 @@
 # strands-agui developer entry points. `make test` is all a fresh clone needs.
 #   make deps      .venv (pip install -e '.[dev]') + the official-client oracle's node packages
-#   make tools     system tools (graphviz `dot`; node/npm if absent) via apt-get when missing
+#   make tools     system tools (graphviz `dot`, chromium; node/npm if absent) via apt-get when missing
 #   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
 #   make run       serve the demo agent           (ARGS='--port 8000' ...)
 #   make diagrams  render the state-machine diagrams into diagrams/
@@ -71,6 +71,7 @@ node-tool:
 
 tools:
 	@command -v dot >/dev/null 2>&1 || { echo ">> installing graphviz (apt)"; $(call apt_install,graphviz); }
+	@test -x /usr/bin/chromium || { echo ">> installing chromium (apt)"; $(call apt_install,chromium fonts-liberation); }
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || $(MAKE) node-tool
 
 test: deps tools
@@ -86,8 +87,8 @@ bench: deps
 	$(PYTHON) -m tests.bench $(ARGS)
 
 lint: deps
-	$(BIN)/ruff check src tests
-	$(BIN)/mypy src
+	$(BIN)/ruff check src tests examples
+	$(BIN)/mypy src examples
 
 clean:
 	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules $(STAMP)

@@ -1,0 +1,133 @@
+"""Agentic chat: streamed text, plus a tool only the browser can run.
+
+The page declares ``change_background`` in ``RunAgentInput.tools``; the agent has no backend tool for it.
+When the model calls it, the adapter streams the call (TOOL_CALL_START/ARGS/END) and ends the run; the page
+changes its background and sends the result back in a follow-up run, which the model acknowledges.
+
+Scripted scenario (no ``STRANDS_AGUI_MODEL``):
+
+- the conversation ends with a tool result (the page's follow-up) -> "Done: the background is now <colour>."
+- the user's words mention a background or a colour -> a short sentence, then
+  ``change_background({"background": <the CSS colour named in the words, default "lightblue">})``
+- anything else -> a friendly few-sentence answer echoing the user's words
+
+Run: ``python -m examples.agentic_chat`` (port from ``PORT``, default 8000).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ag_ui.core import Tool
+from strands import Agent
+from strands.types.content import Messages
+
+from examples._common import call, serve, snippet, tool_outcomes, user_text
+from strands_agui import StrandsAgent
+from strands_agui.endpoint import create_strands_app
+from strands_agui.models import model_from_env
+from strands_agui.scripted import Text, Turn
+
+NAME = "agentic_chat"
+DESCRIPTION = "Chat with streamed text and a frontend-only change_background tool."
+
+CHANGE_BACKGROUND = Tool(
+    name="change_background",
+    description="Change the background of the chat page. Use any CSS background value: a colour name, "
+    "a hex code, or a gradient.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "background": {"type": "string", "description": "CSS background, e.g. 'lightblue' or '#ffcc00'"},
+        },
+        "required": ["background"],
+    },
+)
+FRONTEND_TOOLS = [CHANGE_BACKGROUND]  # what the page declares in RunAgentInput.tools
+
+SYSTEM_PROMPT = (
+    "You are a friendly assistant in a demo chat page. When the user asks to change the page background "
+    "(or its colour), call the change_background tool with a CSS background value, then wait for its "
+    "result and confirm briefly. Otherwise answer in a few friendly sentences."
+)
+
+DEFAULT_COLOUR = "lightblue"
+# CSS named colours the scenario recognises ("light blue" is read as "lightblue").
+CSS_COLOURS = frozenset("""
+    aqua aquamarine azure beige bisque black blue brown coral crimson cyan fuchsia gold goldenrod gray grey
+    green indigo ivory khaki lavender lime linen magenta maroon navy olive orange orchid peru pink plum
+    purple red salmon sienna silver tan teal thistle tomato turquoise violet wheat white yellow
+    lightblue lightgreen lightpink lightyellow lightgray lightgrey lightcoral lightcyan lightsalmon
+    darkblue darkgreen darkred darkorange darkviolet darkgray darkgrey skyblue steelblue royalblue
+    midnightblue cornflowerblue dodgerblue deepskyblue hotpink deeppink forestgreen seagreen mintcream
+    lemonchiffon rebeccapurple slategray slategrey
+""".split())
+_HEX = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}\b")
+_WORD = re.compile(r"[a-z]+")
+
+
+def colour_in(words: str) -> str | None:
+    """The first CSS colour named in ``words`` (a hex code or a colour name), or None."""
+    hex_code = _HEX.search(words)
+    if hex_code:
+        return hex_code.group(0)
+    tokens = _WORD.findall(words.lower())
+    for first, second in zip(tokens, [*tokens[1:], ""], strict=True):
+        if first + second in CSS_COLOURS:
+            return first + second
+        if first in CSS_COLOURS:
+            return first
+    return None
+
+
+def wants_background(words: str) -> bool:
+    lowered = words.lower()
+    return any(w in lowered for w in ("background", "colour", "color")) or colour_in(words) is not None
+
+
+def _background_of(outcome_input: Mapping[str, Any], result_text: str) -> str:
+    value = outcome_input.get("background")
+    return str(value) if value else (colour_in(result_text) or "the colour you picked")
+
+
+def scenario(messages: Messages) -> Turn:
+    """Decide the scripted model's next turn from the conversation (see the module docstring)."""
+    outcomes = tool_outcomes(messages)
+    if outcomes:
+        done = [_background_of(o.input, o.text) for o in outcomes if o.name == CHANGE_BACKGROUND.name]
+        if done:
+            return [Text(f"Done: the background is now {done[-1]}.")]
+        return [Text("Thanks, I have the tool's result.")]
+    words = user_text(messages)
+    if wants_background(words):
+        colour = colour_in(words) or DEFAULT_COLOUR
+        return [Text(f"Sure, changing the background to {colour}."),
+                call(CHANGE_BACKGROUND.name, {"background": colour})]
+    echo = snippet(words, 60) or "hello"
+    return [Text(
+        f'You said: "{echo}". Nice to hear from you! I am the scripted demo model, so my answers are '
+        "canned, but every word you see is streamed to the page as real AG-UI events. Ask me to "
+        '"make the background teal" to watch a frontend tool call, or set STRANDS_AGUI_MODEL to talk '
+        "to a real model."
+    )]
+
+
+def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
+    """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
+    strands_agent = Agent(
+        model=model_from_env(scenario, env=os.environ if env is None else env),
+        tools=[],
+        system_prompt=SYSTEM_PROMPT,
+        callback_handler=None,
+    )
+    return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
+
+
+agent = build_agent()
+app = create_strands_app(agent)
+
+if __name__ == "__main__":
+    serve(app)

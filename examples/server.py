@@ -1,0 +1,74 @@
+"""All four examples behind one FastAPI app, with the browser console at ``GET /``.
+
+- ``POST /agentic_chat``, ``/backend_tool_rendering``, ``/shared_state``, ``/agentic_generative_ui``: the
+  AG-UI endpoints (RunAgentInput in, SSE out)
+- ``GET /examples``: what the page needs to drive them, a list of
+  ``{"path", "name", "description", "frontendTools", "initialState"}`` (``frontendTools`` are the AG-UI
+  ``Tool`` objects the page declares in ``RunAgentInput.tools`` and runs itself)
+- ``GET /ping``: liveness
+- ``GET /``: the console page
+
+Run: ``python -m examples.server`` then open http://127.0.0.1:8000/ (port from ``PORT``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from examples import agentic_chat, agentic_generative_ui, backend_tool_rendering, shared_state
+from examples._common import serve
+from strands_agui.console import mount_console
+from strands_agui.endpoint import add_strands_fastapi_endpoint
+
+EXAMPLES: tuple[ModuleType, ...] = (agentic_chat, backend_tool_rendering, shared_state, agentic_generative_ui)
+
+
+def example_entry(module: ModuleType) -> dict[str, Any]:
+    """The ``GET /examples`` entry for one example module."""
+    agent = module.agent
+    return {
+        "path": f"/{agent.name}",
+        "name": agent.name,
+        "description": agent.description,
+        "frontendTools": [tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+                          for tool in module.FRONTEND_TOOLS],
+        "initialState": dict(getattr(module, "INITIAL_STATE", {})),
+    }
+
+
+def build_app(cors_origins: Sequence[str] = ()) -> FastAPI:
+    """One app serving every example at ``/<name>``, plus ``/examples``, ``/ping`` and the console at ``/``.
+
+    CORS is off unless ``cors_origins`` lists origins (the console is same-origin and needs none)."""
+    app = FastAPI(title="strands-agui examples",
+                  description="AWS Strands agents served over AG-UI (scripted model unless STRANDS_AGUI_MODEL).")
+    if cors_origins:
+        if "*" in cors_origins:
+            raise ValueError("cors_origins must list origins; the '*' wildcard is not allowed")
+        app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
+                           allow_headers=["*"])
+    entries = [example_entry(module) for module in EXAMPLES]
+    for module, entry in zip(EXAMPLES, entries, strict=True):
+        add_strands_fastapi_endpoint(app, module.agent, entry["path"])
+
+    async def ping() -> dict[str, str]:
+        return {"status": "ok"}
+
+    async def examples() -> list[dict[str, Any]]:
+        return entries
+
+    app.add_api_route("/ping", ping, methods=["GET"], name="health")
+    app.add_api_route("/examples", examples, methods=["GET"], name="examples")
+    mount_console(app)
+    return app
+
+
+app = build_app()
+
+if __name__ == "__main__":
+    serve(app)

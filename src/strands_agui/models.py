@@ -1,0 +1,142 @@
+"""Pick the examples' model from the environment: a scripted one by default (no key, no network), or a
+real provider when ``STRANDS_AGUI_MODEL`` names one.
+
+Environment variables:
+
+``STRANDS_AGUI_MODEL``
+    Unset or empty (or ``scripted``): the deterministic :class:`~strands_agui.scripted.ScriptedModel`
+    plays the example's scenario. Otherwise ``<provider>:<model_id>`` (split at the first ``:``, so
+    model ids may contain colons, e.g. ``ollama:llama3.2:3b``):
+
+    - ``bedrock:<model_id>``   -> ``strands.models.bedrock.BedrockModel`` (AWS credentials and region
+      from the usual AWS environment / config; ``AWS_REGION`` is passed on when set)
+    - ``openai:<model>``       -> ``strands.models.openai.OpenAIModel`` (``OPENAI_API_KEY``, and
+      ``OPENAI_BASE_URL`` for a compatible gateway, are read by the ``openai`` client);
+      needs ``pip install 'strands-agents[openai]'``
+    - ``anthropic:<model>``    -> ``strands.models.anthropic.AnthropicModel`` (``max_tokens=4096``;
+      ``ANTHROPIC_API_KEY`` is read by the ``anthropic`` client); needs
+      ``pip install 'strands-agents[anthropic]'``
+    - ``ollama:<model>``       -> ``strands.models.ollama.OllamaModel`` on ``OLLAMA_HOST``
+      (default ``http://localhost:11434``); needs ``pip install 'strands-agents[ollama]'``
+
+``STRANDS_AGUI_SCRIPTED_DELAY``
+    Seconds the scripted model waits before each streamed chunk (default ``0.03``, so streaming is
+    visible in a browser; ``0`` in tests).
+
+``OLLAMA_HOST``
+    The Ollama server for ``ollama:<model>`` (default ``http://localhost:11434``).
+
+Examples::
+
+    STRANDS_AGUI_MODEL=bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0 python -m examples.server
+    STRANDS_AGUI_MODEL=openai:gpt-4o OPENAI_API_KEY=sk-... python -m examples.agentic_chat
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from strands.models import Model
+from strands.types.content import Messages
+
+from .scripted import ScriptedModel, Turn
+
+MODEL_ENV = "STRANDS_AGUI_MODEL"
+DELAY_ENV = "STRANDS_AGUI_SCRIPTED_DELAY"
+DEFAULT_DELAY = "0.03"
+DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+SCRIPTED = "scripted"
+
+# provider prefix -> (module, class name, the strands-agents extra that installs its client package)
+PROVIDERS: dict[str, tuple[str, str, str | None]] = {
+    "bedrock": ("strands.models.bedrock", "BedrockModel", None),
+    "openai": ("strands.models.openai", "OpenAIModel", "openai"),
+    "anthropic": ("strands.models.anthropic", "AnthropicModel", "anthropic"),
+    "ollama": ("strands.models.ollama", "OllamaModel", "ollama"),
+}
+
+ACCEPTED_FORMS = (
+    "unset/empty or 'scripted' (the scripted demo model), 'bedrock:<model_id>', 'openai:<model>', "
+    "'anthropic:<model>', 'ollama:<model>'"
+)
+
+
+class ModelProviderUnavailable(ImportError):
+    """The provider named in ``STRANDS_AGUI_MODEL`` needs an optional package that is not installed."""
+
+
+def parse_model_spec(spec: str | None) -> tuple[str, str]:
+    """``"openai:gpt-4o"`` -> ``("openai", "gpt-4o")``; unset/empty/``scripted`` -> ``("scripted", "")``.
+
+    Raises ``ValueError`` for an unknown provider or a missing model id."""
+    spec = (spec or "").strip()
+    if not spec or spec.lower() == SCRIPTED:
+        return SCRIPTED, ""
+    provider, sep, model_id = spec.partition(":")
+    provider, model_id = provider.strip().lower(), model_id.strip()
+    if provider not in PROVIDERS:
+        raise ValueError(f"{MODEL_ENV}={spec!r}: unknown model provider {provider!r}; accepted: {ACCEPTED_FORMS}")
+    if not sep or not model_id:
+        raise ValueError(f"{MODEL_ENV}={spec!r}: missing the model id after '{provider}:'; "
+                         f"accepted: {ACCEPTED_FORMS}")
+    return provider, model_id
+
+
+def provider_class(provider: str) -> type[Model]:
+    """Import the provider's Strands model class, or say which extra to install."""
+    module_name, class_name, extra = PROVIDERS[provider]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        hint = f"pip install 'strands-agents[{extra}]'" if extra else "pip install strands-agents"
+        raise ModelProviderUnavailable(
+            f"{MODEL_ENV}={provider}:... needs the '{exc.name or provider}' package, which is not installed: "
+            f"run `{hint}`"
+        ) from exc
+    return getattr(module, class_name)
+
+
+def provider_kwargs(provider: str, model_id: str, env: Mapping[str, str]) -> dict[str, Any]:
+    """The constructor arguments for ``provider``'s model class."""
+    if provider == "bedrock":
+        kwargs: dict[str, Any] = {"model_id": model_id}
+        if env.get("AWS_REGION"):
+            kwargs["region_name"] = env["AWS_REGION"]
+        return kwargs
+    if provider == "openai":
+        return {"model_id": model_id, "client_args": {}}
+    if provider == "anthropic":
+        return {"model_id": model_id, "max_tokens": 4096}
+    if provider == "ollama":
+        return {"host": env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST, "model_id": model_id}
+    raise ValueError(f"unknown model provider {provider!r}; accepted: {ACCEPTED_FORMS}")
+
+
+def scripted_delay(env: Mapping[str, str]) -> float:
+    raw = env.get(DELAY_ENV) or DEFAULT_DELAY
+    try:
+        delay = float(raw)
+    except ValueError:
+        raise ValueError(f"{DELAY_ENV}={raw!r} is not a number of seconds") from None
+    return max(0.0, delay)
+
+
+def model_from_env(scenario: Callable[[Messages], Turn], *, env: Mapping[str, str] = os.environ) -> Model:
+    """The model an example runs on: ``scenario`` played by a ``ScriptedModel`` unless ``STRANDS_AGUI_MODEL``
+    names a real provider (see the module docstring for the accepted forms and variables)."""
+    provider, model_id = parse_model_spec(env.get(MODEL_ENV))
+    if provider == SCRIPTED:
+        return ScriptedModel(scenario, delay=scripted_delay(env))
+    return provider_class(provider)(**provider_kwargs(provider, model_id, env))
+
+
+__all__ = [
+    "ModelProviderUnavailable",
+    "model_from_env",
+    "parse_model_spec",
+    "provider_class",
+    "provider_kwargs",
+]

@@ -1,0 +1,73 @@
+"""Every example route over real HTTP on loopback, checked by clients nobody here wrote: the official
+@ag-ui/client (``--strict``; ``--followup`` for the frontend-tool round trip) and ag-ui-validate (live)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ag_ui_validate.pytest_plugin import assert_valid_agui_endpoint
+
+from tests.live import LiveServer
+from tests.oracles import CLIENT_SCRIPT
+
+PROMPTS = {
+    "/agentic_chat": "please make the background blue",
+    "/backend_tool_rendering": "what is the weather in Paris?",
+    "/shared_state": "make it a vegetarian pasta recipe",
+    "/agentic_generative_ui": "plan a trip: book flights, pack, and then fly",
+}
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[LiveServer, list[dict[str, Any]]]]:
+    from examples.server import build_app
+
+    app = build_app()
+    with LiveServer(app) as server:
+        import httpx
+
+        yield server, httpx.get(f"{server.url}/examples", timeout=10).json()
+
+
+def run_input(entry: dict[str, Any]) -> dict[str, Any]:
+    return {"threadId": f"thread{entry['path'].replace('/', '-')}", "runId": "run-1",
+            "messages": [{"id": "user-1", "role": "user", "content": PROMPTS[entry["path"]]}],
+            "state": entry.get("initialState", {}), "tools": entry["frontendTools"], "context": [],
+            "forwardedProps": {}}
+
+
+def official_client(url: str, data: dict[str, Any], tmp: Path, *extra: str) -> dict[str, Any]:
+    path = tmp / f"{data['threadId']}.json"
+    path.write_text(json.dumps(data))
+    done = subprocess.run(["node", str(CLIENT_SCRIPT), url, str(path), "--strict", "--fail-on-run-error",
+                           "--timeout", "60", *extra], capture_output=True, text=True, timeout=120)
+    report = json.loads(done.stdout or "{}")
+    assert done.returncode == 0, f"{url}: {json.dumps(report, indent=1)[:3000]}\n{done.stderr[-2000:]}"
+    return report
+
+
+def test_official_client_accepts_every_example_route(served, tmp_path: Path) -> None:
+    server, entries = served
+    assert {e["path"] for e in entries} == set(PROMPTS)
+
+    def check(entry: dict[str, Any]) -> dict[str, Any]:
+        extra = ("--followup", "background changed") if entry["frontendTools"] else ()
+        return official_client(server.url + entry["path"], run_input(entry), tmp_path, *extra)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        reports = dict(zip([e["path"] for e in entries], pool.map(check, entries), strict=True))
+    chat = json.dumps(reports["/agentic_chat"])
+    assert "change_background" in chat and "Done" in chat, chat[:2000]  # the follow-up run was answered
+    assert reports["/agentic_generative_ui"]["state"], "the plan reached the client's state"
+
+
+async def test_ag_ui_validate_accepts_every_example_route(served) -> None:
+    server, entries = served
+    for entry in entries:
+        await assert_valid_agui_endpoint(server.url + entry["path"], input=run_input(entry), max_warnings=0)
