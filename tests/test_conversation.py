@@ -89,3 +89,18 @@ async def test_the_template_agent_is_never_used_or_mutated() -> None:
     events = dump_events([e async for e in adapter.run(history)])
     assert "".join(e.get("delta", "") for e in events) == "3 messages"
     assert template.messages == [] and template.state.get() == {"counter": 1}
+
+
+async def test_a_conversation_ending_with_the_assistant_gets_the_default_prompt() -> None:
+    seen: list[list[dict[str, Any]]] = []
+
+    def script(messages: list[dict[str, Any]]) -> list:
+        seen.append(messages)
+        return [Text("Hi again.")]
+
+    adapter = StrandsAgent(Agent(model=ScriptedModel(script), callback_handler=None))
+    data = run_input(messages=[{"id": "u1", "role": "user", "content": "hi"},
+                               {"id": "a1", "role": "assistant", "content": "hello"}])
+    events = dump_events([e async for e in adapter.run(data)])
+    assert events[-1]["type"] == "RUN_FINISHED"
+    assert seen[0][-1] == {"role": "user", "content": [{"text": "Hello"}]}

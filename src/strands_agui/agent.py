@@ -93,10 +93,10 @@ class StrandsAgent:
 
     def _prompt(self, input_data: RunAgentInput, translator: Translator) -> tuple[Prompt, list[BaseEvent]]:
         """The run's new user turn (``None`` when it continues from tool results), its text rewritten by
-        ``state_context_builder``; "Hello" when the conversation is empty."""
+        ``state_context_builder``; "Hello" when the conversation has no new user turn."""
         turn = conversation(input_data)
-        if turn.prompt is None and turn.history:
-            return None, []
+        if turn.prompt is None and turn.history and turn.history[-1]["role"] == "user":
+            return None, []  # the conversation ends with tool results: Strands continues from them
         blocks = turn.prompt or [{"text": DEFAULT_PROMPT}]
         builder = self.config.state_context_builder
         if builder is None:
