@@ -6,6 +6,7 @@ from typing import Any
 
 from ag_ui.core import RunAgentInput
 from strands import Agent
+from strands.hooks import BeforeToolCallEvent
 
 from strands_agui import StrandsAgent
 from strands_agui.conversation import UNANSWERED, conversation
@@ -104,3 +105,36 @@ async def test_a_conversation_ending_with_the_assistant_gets_the_default_prompt(
     events = dump_events([e async for e in adapter.run(data)])
     assert events[-1]["type"] == "RUN_FINISHED"
     assert seen[0][-1] == {"role": "user", "content": [{"text": "Hello"}]}
+
+
+async def test_each_run_carries_the_templates_hooks_tools_prompt_and_state() -> None:
+    fired: list[str] = []
+
+    def before_tool(event: BeforeToolCallEvent) -> None:
+        fired.append(event.tool_use["name"])
+
+    agents: list[Agent] = []
+
+    def script(messages: list[dict[str, Any]]) -> list:
+        if "toolResult" in messages[-1]["content"][0]:
+            return [Text("done")]
+        return [ToolUse("get_weather", {"location": "Oslo"})]
+
+    template = Agent(model=ScriptedModel(script), tools=[get_weather], system_prompt="Be terse.",
+                     callback_handler=None, hooks=[before_tool], state={"tenant": "acme"})
+    adapter = StrandsAgent(template)
+    from strands_agui import agents as agents_module
+
+    original = agents_module.copy_agent
+    agents_module.copy_agent = lambda t, **kw: agents.append(original(t, **kw)) or agents[-1]  # type: ignore[func-returns-value]
+    try:
+        for run in ("run-1", "run-2"):
+            data = run_input("weather?").model_copy(update={"run_id": run})
+            events = dump_events([e async for e in adapter.run(data)])
+            assert events[-1]["type"] == "RUN_FINISHED"
+    finally:
+        agents_module.copy_agent = original
+    assert fired == ["get_weather", "get_weather"]
+    assert agents[0] is not agents[1] and template not in agents
+    assert all(a.system_prompt == "Be terse." and a.state.get() == {"tenant": "acme"} for a in agents)
+    assert template.messages == []
