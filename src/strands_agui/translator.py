@@ -41,7 +41,7 @@ from transitions import MachineError
 
 from .config import StrandsAgentConfig, ToolBehavior, ToolCallContext, ToolResultContext
 from .errors import RunFailure
-from .machine import CLOSERS, HALTED, INTERNAL_MOVES, TERMINAL_STATES, build_machine
+from .machine import CLOSERS, HALTED, INTERNAL_MOVES, build_machine
 from .results import parse_result, result_text
 from .snapshot import ClientMessages
 
@@ -147,10 +147,6 @@ class Translator:
     @property
     def halted(self) -> bool:
         return self.state == HALTED
-
-    @property
-    def done(self) -> bool:
-        return self.state in TERMINAL_STATES
 
     # -- lifecycle --------------------------------------------------------------------------------------
     def start(self) -> list[Item]:
