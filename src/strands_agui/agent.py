@@ -1,9 +1,10 @@
 """``StrandsAgent``: the long-lived adapter (configuration only) and the async stream loop of one run.
 
 The loop is the only async part of a run: it reads one Strands event, hands it to the run's
-:class:`~strands_agui.translator.Translator`, performs the items the handler returned (events, user hooks,
-continuations) and reads the next event only when they are done. It stops consuming when the machine says
-``halted`` and always closes the Strands generator (``aclose``), whatever ends the run.
+:class:`~strands_agui.translator.Translator`, performs the items the handler returned (events and user hooks)
+and reads the next event only when they are done. When the machine says ``halted`` it asks Strands to cancel
+its run and reads it to its natural end without translating it; whatever ends the run, the Strands generator
+is closed (``aclosing``).
 """
 
 from __future__ import annotations
@@ -147,16 +148,13 @@ async def _drain(source: AsyncIterator[Mapping[str, Any]]) -> None:
 
 
 async def perform(translator: Translator, items: list[Item]) -> AsyncIterator[BaseEvent]:
-    """Emit events, run hooks and continuations, in order."""
+    """Emit events and run hooks, in order."""
     for item in items:
-        if isinstance(item, BaseEvent):
-            yield item
-        elif isinstance(item, HookCall):
+        if isinstance(item, HookCall):
             async for event in run_hook(item, translator):
                 yield event
         else:
-            for event in item():
-                yield event
+            yield item
 
 
 async def _end(translator: Translator, failure: RunFailure | None) -> AsyncIterator[BaseEvent]:

@@ -2,8 +2,8 @@
 
 Handlers are named after the Strands input they consume (``on_text_delta``, ``on_tool_use_stream``,
 ``on_assistant_message``, ``on_tool_result_message`` ...). Each is synchronous and returns a list of *items*:
-AG-UI events, or deferred work the stream loop (``agent.py``) performs in order before it reads the next
-Strands event: a user hook (:class:`HookCall`) or a continuation (a zero-argument callable returning events).
+AG-UI events, or user hooks (:class:`HookCall`) the stream loop (``agent.py``) runs in order before it reads
+the next Strands event.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class HookCall:
     context: ToolCallContext
 
 
-Item: TypeAlias = BaseEvent | HookCall | Callable[[], list[BaseEvent]]
+Item: TypeAlias = BaseEvent | HookCall
 
 
 @dataclass
@@ -170,7 +170,7 @@ class Translator:
         return [*out, RunFinishedEvent(thread_id=self.input.thread_id, run_id=self.input.run_id)]
 
     def fail_run(self, failure: RunFailure) -> list[Item]:
-        out = self.close_open("error") if self.state in CLOSERS else []
+        out = self.close_open("error")
         self.fire("fail", "error")
         return [*out, RunErrorEvent(message=failure.message, code=failure.code)]
 
