@@ -87,8 +87,8 @@ bench: deps
 	$(PYTHON) -m tests.bench $(ARGS)
 
 lint: deps
-	$(BIN)/ruff check src tests examples
-	$(BIN)/mypy src examples
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy src
 
 clean:
 	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules $(STAMP)

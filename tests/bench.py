@@ -26,9 +26,9 @@ from ag_ui.encoder import EventEncoder
 from strands import Agent
 
 from strands_agui import StrandsAgent
-from strands_agui.agent import translate
-from strands_agui.recording import RecordedRun, Recorder, read_log
-from strands_agui.scripted import ScriptedModel, Text
+from strands_agui.runtime.agent import translate
+from strands_agui.tooling.recording import RecordedRun, Recorder, read_log
+from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.scenarios import run_input
 
 

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from strands_agui import StrandsAgent
-from strands_agui.recording import Recorder
-from strands_agui.testing import assert_matches_golden
+from strands_agui.tooling.recording import Recorder
+from strands_agui.tooling.testing import assert_matches_golden
 
 from .scenarios import BY_NAME, SCENARIOS, Scenario
 

@@ -22,7 +22,7 @@ from strands_agui import (
     ToolCallContext,
     ToolResultContext,
 )
-from strands_agui.scripted import Fail, Reasoning, ScriptedModel, Text, ToolUse, Turn
+from strands_agui.tooling.scripted import Fail, Reasoning, ScriptedModel, Text, ToolUse, Turn
 
 
 @tool

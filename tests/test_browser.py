@@ -1,4 +1,4 @@
-"""The chat console (``strands_agui.console``) in a real headless Chromium, driven by Playwright.
+"""The chat console (``strands_agui.server.console``) in a real headless Chromium, driven by Playwright.
 
 Two servers, each uvicorn on loopback in a background thread:
 
@@ -27,10 +27,10 @@ from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
 from strands import Agent, tool
 
-from strands_agui.agent import StrandsAgent
-from strands_agui.console import mount_console
-from strands_agui.conversation import conversation
-from strands_agui.scripted import Fail, ScriptedModel, Text, ToolUse
+from strands_agui.runtime.agent import StrandsAgent
+from strands_agui.runtime.conversation import conversation
+from strands_agui.server.console import mount_console
+from strands_agui.tooling.scripted import Fail, ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
 
 CHROMIUM = Path(os.environ.get("STRANDS_AGUI_CHROMIUM", "/usr/bin/chromium"))
@@ -38,8 +38,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TIMEOUT_MS = 20_000
 SCREENSHOT = Path("/tmp/console.png")
-HAVE_EXAMPLES = importlib.util.find_spec("examples") is not None \
-    and importlib.util.find_spec("examples.server") is not None
+HAVE_EXAMPLES = importlib.util.find_spec("strands_agui.examples") is not None \
+    and importlib.util.find_spec("strands_agui.examples.server") is not None
 
 CHANGE_BACKGROUND = {
     "name": "change_background",
@@ -96,7 +96,7 @@ def sse(event: dict[str, Any]) -> str:
 def add_endpoint(app: FastAPI, agent: StrandsAgent, path: str) -> None:
     """The project's endpoint when it exists; otherwise the minimal SSE route it stands for."""
     try:
-        from strands_agui.endpoint import add_strands_fastapi_endpoint
+        from strands_agui.server.endpoint import add_strands_fastapi_endpoint
     except ImportError:
         pass
     else:
@@ -175,7 +175,7 @@ def build_scripted_app(received: list[dict[str, Any]]) -> FastAPI:
 
 
 def build_examples_app() -> FastAPI:
-    from examples.server import build_app
+    from strands_agui.examples.server import build_app
 
     app = build_app()
     if not any(getattr(route, "path", None) == "/" for route in app.routes):
@@ -397,7 +397,7 @@ def test_examples_with_state_update_the_state_panel(page: Any, examples: LiveSer
 
 def test_console_page_is_self_contained() -> None:
     """No external resources: the machine (and CI) has no internet."""
-    from strands_agui.console import console_html
+    from strands_agui.server.console import console_html
 
     html = console_html()
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)

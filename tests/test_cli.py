@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 from strands_agui import read_log
-from strands_agui.cli import main
+from strands_agui.tooling.cli import main
 from tests.oracles import assert_valid_sse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "strands_agui.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "strands_agui.tooling.cli", *args], capture_output=True, text=True,
                           cwd=cwd, timeout=120)
 
 

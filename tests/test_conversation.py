@@ -9,9 +9,9 @@ from strands import Agent
 from strands.hooks import BeforeToolCallEvent
 
 from strands_agui import StrandsAgent
-from strands_agui.conversation import UNANSWERED, conversation
-from strands_agui.scripted import ScriptedModel, Text, ToolUse
-from strands_agui.testing import dump_events
+from strands_agui.runtime.conversation import UNANSWERED, conversation
+from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
+from strands_agui.tooling.testing import dump_events
 from tests.oracles import assert_valid_stream
 from tests.scenarios import CHANGE_BACKGROUND, get_weather, run_input
 
@@ -123,7 +123,7 @@ async def test_each_run_carries_the_templates_hooks_tools_prompt_and_state() -> 
     template = Agent(model=ScriptedModel(script), tools=[get_weather], system_prompt="Be terse.",
                      callback_handler=None, hooks=[before_tool], state={"tenant": "acme"})
     adapter = StrandsAgent(template)
-    from strands_agui import agents as agents_module
+    from strands_agui.runtime import agents as agents_module
 
     original = agents_module.copy_agent
     agents_module.copy_agent = lambda t, **kw: agents.append(original(t, **kw)) or agents[-1]  # type: ignore[func-returns-value]

@@ -1,4 +1,4 @@
-"""The FastAPI transport (strands_agui.endpoint), tested over real HTTP.
+"""The FastAPI transport (strands_agui.server.endpoint), tested over real HTTP.
 
 Most tests talk to uvicorn on 127.0.0.1, started in a background thread (:class:`LiveServer`), so framing,
 keep-alive, body limits and disconnects are observed on the wire rather than inside the ASGI app.
@@ -25,10 +25,10 @@ from starlette.middleware.cors import CORSMiddleware
 from strands import Agent, tool
 from strands.hooks import AfterInvocationEvent, BeforeInvocationEvent
 
-from strands_agui.agent import StrandsAgent
 from strands_agui.config import StrandsAgentConfig, ToolBehavior
-from strands_agui.endpoint import accepts, add_strands_fastapi_endpoint, create_strands_app
-from strands_agui.scripted import ScriptedModel, Text, ToolUse
+from strands_agui.runtime.agent import StrandsAgent
+from strands_agui.server.endpoint import accepts, add_strands_fastapi_endpoint, create_strands_app
+from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
 from tests.oracles import assert_valid_sse, assert_valid_streams, check_official_client_sse
 
@@ -490,7 +490,7 @@ def test_encoding_error_closes_the_run_generator() -> None:
     assert agent.closed.is_set()
 
 
-@tolerates("strands_agui.endpoint")  # the endpoint logs the crash with its traceback
+@tolerates("strands_agui.server.streaming")  # the endpoint logs the crash with its traceback
 def test_a_crashing_run_ends_with_run_error_not_a_traceback() -> None:
     agent = _ScriptedRun([RunStartedEvent(thread_id="thread-1", run_id="run-1")], RuntimeError("boom"))
     with LiveServer(create_strands_app(agent)) as server:

@@ -1,4 +1,4 @@
-"""The four examples, played by their scripted scenarios, and ``strands_agui.models.model_from_env``.
+"""The four examples, played by their scripted scenarios, and ``strands_agui.tooling.models.model_from_env``.
 
 Each example is built with ``build_agent(env=NO_DELAY)`` (scripted model, no per-chunk delay, whatever
 ``STRANDS_AGUI_MODEL`` the developer has set) and driven through ``StrandsAgent.run``; every stream goes
@@ -19,10 +19,10 @@ import pytest
 from ag_ui.core import RunAgentInput
 from strands.models.bedrock import BedrockModel
 
-from examples import _common, agentic_chat, agentic_generative_ui, backend_tool_rendering, shared_state
-from strands_agui import models
-from strands_agui.models import ModelProviderUnavailable, model_from_env, parse_model_spec
-from strands_agui.scripted import ScriptedModel, Text, ToolUse
+from strands_agui.examples import _common, agentic_chat, agentic_generative_ui, backend_tool_rendering, shared_state
+from strands_agui.tooling import models
+from strands_agui.tooling.models import ModelProviderUnavailable, model_from_env, parse_model_spec
+from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.oracles import assert_valid_stream
 
 NO_DELAY = {"STRANDS_AGUI_SCRIPTED_DELAY": "0"}
@@ -296,7 +296,7 @@ def test_tool_outcomes_join_results_to_their_calls():
 def test_server_lists_and_serves_the_examples():
     from fastapi.testclient import TestClient
 
-    from examples.server import build_app
+    from strands_agui.examples.server import build_app
 
     with TestClient(build_app()) as client:
         assert client.get("/ping").json() == {"status": "ok"}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from strands_agui import StrandsAgent, read_log, replay_to_list
-from strands_agui.testing import assert_matches_golden, dump_events
+from strands_agui.tooling.testing import assert_matches_golden, dump_events
 from tests.oracles import assert_valid_streams
 from tests.scenarios import BY_NAME, SCENARIOS, pinned_ids
 
@@ -26,7 +26,7 @@ def test_replay_matches_golden(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 async def test_live_run_equals_replay_of_its_recording(name: str, tmp_path: Path) -> None:
-    from strands_agui.recording import Recorder
+    from strands_agui.tooling.recording import Recorder
 
     scenario = BY_NAME[name]
     log = tmp_path / "run.jsonl"

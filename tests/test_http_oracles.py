@@ -26,7 +26,7 @@ PROMPTS = {
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[LiveServer, list[dict[str, Any]]]]:
-    from examples.server import build_app
+    from strands_agui.examples.server import build_app
 
     app = build_app()
     with LiveServer(app) as server:

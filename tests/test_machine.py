@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from transitions import MachineError
 
-from strands_agui import StrandsAgent, diagrams
-from strands_agui.machine import IDLE, STATES, TERMINAL_STATES, TRANSITIONS, build_machine, sources
-from strands_agui.testing import dump_events
+from strands_agui import StrandsAgent
+from strands_agui.core.machine import IDLE, STATES, TERMINAL_STATES, TRANSITIONS, build_machine, sources
+from strands_agui.tooling import diagrams
+from strands_agui.tooling.testing import dump_events
 from tests.scenarios import BY_NAME
 
 ROOT = Path(__file__).parent.parent
@@ -50,8 +51,8 @@ def test_terminal_states_have_no_way_out() -> None:
 
 
 def test_every_guard_and_state_in_the_table_is_known() -> None:
-    from strands_agui.machine import GUARDS
-    from strands_agui.translator import Translator
+    from strands_agui.core.machine import GUARDS
+    from strands_agui.core.translator import Translator
 
     for row in TRANSITIONS:
         assert row["dest"] in (*STATES, None)
@@ -81,7 +82,7 @@ def test_no_automatic_transitions() -> None:
 
 
 async def test_an_illegal_trigger_at_run_time_ends_the_run_with_invalid_transition(monkeypatch) -> None:
-    from strands_agui.translator import Translator
+    from strands_agui.core.translator import Translator
 
     scenario = BY_NAME["backend_tool"]
     original = Translator.on_tool_result_message
@@ -113,14 +114,14 @@ def test_committed_svg_matches_a_fresh_render() -> None:
 
 
 def test_every_trigger_appears_in_the_mermaid_diagram() -> None:
-    from strands_agui.machine import triggers
+    from strands_agui.core.machine import triggers
 
     text = diagrams.mermaid()
     assert all(f": {t}" in text for t in triggers())
 
 
 def test_internal_moves_are_checked_against_the_table() -> None:
-    from strands_agui.translator import Translator
+    from strands_agui.core.translator import Translator
     from tests.scenarios import run_input
 
     translator = Translator(run_input())

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior
-from strands_agui.scripted import Fail, Reasoning, Text, ToolUse
-from strands_agui.testing import dump_events
+from strands_agui.tooling.scripted import Fail, Reasoning, Text, ToolUse
+from strands_agui.tooling.testing import dump_events
 from tests.oracles import check_ag_ui_validate
 from tests.scenarios import CHANGE_BACKGROUND, Scenario, get_time, get_weather, run_input
 

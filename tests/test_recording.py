@@ -17,7 +17,7 @@ from strands import Agent, tool
 from strands.interrupt import Interrupt
 from strands.multiagent.base import MultiAgentResult, NodeResult, Status
 
-from strands_agui.recording import (
+from strands_agui.tooling.recording import (
     LIVE_KEYS,
     LOG_VERSION,
     LogFormatError,
@@ -31,7 +31,7 @@ from strands_agui.recording import (
     sanitize_event,
     write_log,
 )
-from strands_agui.scripted import Fail, ScriptedModel, Text, ToolUse, Turn
+from strands_agui.tooling.scripted import Fail, ScriptedModel, Text, ToolUse, Turn
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 

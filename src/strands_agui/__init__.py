@@ -3,7 +3,6 @@
 The names match the existing ``ag_ui_strands`` integration, so switching is an import change.
 """
 
-from .agent import StrandsAgent
 from .config import (
     PredictStateMapping,
     StrandsAgentConfig,
@@ -12,8 +11,9 @@ from .config import (
     ToolResultContext,
 )
 from .errors import ERROR_CODES
-from .recording import RecordedRun, Recorder, read_log
-from .replay import replay, replay_to_list
+from .runtime.agent import StrandsAgent
+from .tooling.recording import RecordedRun, Recorder, read_log
+from .tooling.replay import replay, replay_to_list
 
 __all__ = [
     "ERROR_CODES",
@@ -36,7 +36,7 @@ __all__ = [
 def __getattr__(name: str) -> object:
     # The transport is imported on first use, so the translator can be used without loading FastAPI.
     if name in ("add_strands_fastapi_endpoint", "create_strands_app"):
-        from . import endpoint
+        from .server import endpoint
 
         return getattr(endpoint, name)
     raise AttributeError(name)

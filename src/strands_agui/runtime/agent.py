@@ -1,7 +1,7 @@
 """``StrandsAgent``: the long-lived adapter (configuration only) and the async stream loop of one run.
 
 The loop is the only async part of a run: it reads one Strands event, hands it to the run's
-:class:`~strands_agui.translator.Translator`, performs the items the handler returned (events and user hooks)
+:class:`~strands_agui.core.translator.Translator`, performs the items the handler returned (events and user hooks)
 and reads the next event only when they are done. When the machine says ``halted`` it asks Strands to cancel
 its run and reads it to its natural end without translating it; whatever ends the run, the Strands generator
 is closed (``aclosing``).
@@ -17,13 +17,13 @@ from typing import Any
 from ag_ui.core import BaseEvent, RunAgentInput
 from transitions import MachineError
 
+from ..config import StrandsAgentConfig
+from ..core.translator import HookCall, Item, Translator, new_id
+from ..errors import RunFailure, adapter_failure, strands_failure
+from ..tooling.recording import RecordedRun, Recorder, record_stream, replay_events
 from .agents import AgentSource, build_run_agent
-from .config import StrandsAgentConfig
 from .conversation import conversation
-from .errors import RunFailure, adapter_failure, strands_failure
 from .hooks import run_hook
-from .recording import RecordedRun, Recorder, record_stream, replay_events
-from .translator import HookCall, Item, Translator, new_id
 
 logger = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from examples import agentic_chat, agentic_generative_ui, backend_tool_rendering, shared_state
-from examples._common import serve
-from strands_agui.console import mount_console
-from strands_agui.endpoint import add_strands_fastapi_endpoint
+from strands_agui.examples import agentic_chat, agentic_generative_ui, backend_tool_rendering, shared_state
+from strands_agui.examples._common import serve
+from strands_agui.server.console import mount_console
+from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 
 EXAMPLES: tuple[ModuleType, ...] = (agentic_chat, backend_tool_rendering, shared_state, agentic_generative_ui)
 

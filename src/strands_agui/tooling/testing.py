@@ -2,7 +2,7 @@
 
 ::
 
-    from strands_agui.testing import assert_replay_matches
+    from strands_agui.tooling.testing import assert_replay_matches
 
     def test_weather_run():
         assert_replay_matches("tests/logs/weather.jsonl", "tests/golden/weather.jsonl", config=MY_CONFIG)
@@ -68,5 +68,5 @@ def assert_matches_golden(events: Iterable[BaseEvent | dict[str, Any]], golden: 
 
 
 def assert_replay_matches(log: LogSource, golden: str | os.PathLike[str], **replay_kwargs: Any) -> None:
-    """Replay ``log`` (with ``config=``/``input_data=`` as in :func:`strands_agui.replay`) against ``golden``."""
+    """Replay ``log`` against ``golden`` (``config=``, ``input_data=`` as for ``replay``)."""
     assert_matches_golden(replay_to_list(log, **replay_kwargs), golden)

@@ -29,11 +29,11 @@ from ag_ui.core import RunAgentInput
 from strands import Agent, tool
 from strands.types.content import Messages
 
-from examples._common import call, serve, tool_outcomes, user_text
 from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior, ToolCallContext, ToolResultContext
-from strands_agui.endpoint import create_strands_app
-from strands_agui.models import model_from_env
-from strands_agui.scripted import Text, Turn
+from strands_agui.examples._common import call, serve, tool_outcomes, user_text
+from strands_agui.server.endpoint import create_strands_app
+from strands_agui.tooling.models import model_from_env
+from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "shared_state"
 DESCRIPTION = "A recipe the user and the agent edit together through AG-UI shared state."

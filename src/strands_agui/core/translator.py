@@ -39,8 +39,8 @@ from ag_ui.core import (
 )
 from transitions import MachineError
 
-from .config import StrandsAgentConfig, ToolBehavior, ToolCallContext, ToolResultContext
-from .errors import RunFailure
+from ..config import StrandsAgentConfig, ToolBehavior, ToolCallContext, ToolResultContext
+from ..errors import RunFailure
 from .machine import CLOSERS, HALTED, INTERNAL_MOVES, build_machine
 from .results import parse_result, result_text
 from .snapshot import ClientMessages

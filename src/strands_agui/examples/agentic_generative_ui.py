@@ -28,7 +28,6 @@ from ag_ui.core import StateDeltaEvent
 from strands import Agent, tool
 from strands.types.content import Messages
 
-from examples._common import call, serve, snippet, tool_outcomes, user_text
 from strands_agui import (
     PredictStateMapping,
     StrandsAgent,
@@ -37,9 +36,10 @@ from strands_agui import (
     ToolCallContext,
     ToolResultContext,
 )
-from strands_agui.endpoint import create_strands_app
-from strands_agui.models import model_from_env
-from strands_agui.scripted import Text, Turn
+from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
+from strands_agui.server.endpoint import create_strands_app
+from strands_agui.tooling.models import model_from_env
+from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "agentic_generative_ui"
 DESCRIPTION = "A plan predicted from the tool's arguments, then progressed step by step with state deltas."

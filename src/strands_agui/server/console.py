@@ -21,7 +21,7 @@ CONSOLE_PAGE = "console.html"
 @cache
 def console_html() -> str:
     """The console page, read from the package's ``static`` directory."""
-    return (files("strands_agui") / "static" / CONSOLE_PAGE).read_text(encoding="utf-8")
+    return (files("strands_agui.server") / "static" / CONSOLE_PAGE).read_text(encoding="utf-8")
 
 
 def mount_console(app: FastAPI, path: str = "/") -> None:

@@ -4,7 +4,7 @@ real provider when ``STRANDS_AGUI_MODEL`` names one.
 Environment variables:
 
 ``STRANDS_AGUI_MODEL``
-    Unset or empty (or ``scripted``): the deterministic :class:`~strands_agui.scripted.ScriptedModel`
+    Unset or empty (or ``scripted``): the deterministic :class:`~strands_agui.tooling.scripted.ScriptedModel`
     plays the example's scenario. Otherwise ``<provider>:<model_id>`` (split at the first ``:``, so
     model ids may contain colons, e.g. ``ollama:llama3.2:3b``):
 

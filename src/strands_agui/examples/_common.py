@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from strands_agui.results import parse_result, result_text
-from strands_agui.scripted import ToolUse
+from strands_agui.core.results import parse_result, result_text
+from strands_agui.tooling.scripted import ToolUse
 
 
 @dataclass(frozen=True)

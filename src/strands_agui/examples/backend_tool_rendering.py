@@ -25,11 +25,11 @@ from typing import Any
 from strands import Agent, tool
 from strands.types.content import Messages
 
-from examples._common import ToolOutcome, call, serve, snippet, tool_outcomes, user_text
 from strands_agui import StrandsAgent
-from strands_agui.endpoint import create_strands_app
-from strands_agui.models import model_from_env
-from strands_agui.scripted import Text, Turn
+from strands_agui.examples._common import ToolOutcome, call, serve, snippet, tool_outcomes, user_text
+from strands_agui.server.endpoint import create_strands_app
+from strands_agui.tooling.models import model_from_env
+from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "backend_tool_rendering"
 DESCRIPTION = "Backend tools (get_weather, render_chart) whose results the page renders."

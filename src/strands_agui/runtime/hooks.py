@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 import jsonpatch
 from ag_ui.core import BaseEvent, EventType, StateDeltaEvent, StateSnapshotEvent
 
-from .config import maybe_await
+from ..config import maybe_await
 
 if TYPE_CHECKING:
-    from .translator import HookCall, Translator
+    from ..core.translator import HookCall, Translator
 
 # What a custom_result_handler may emit: events that open or close nothing the machine tracks.
 ALLOWED_FROM_HANDLERS = frozenset({

@@ -20,7 +20,7 @@ from typing import Any
 from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
 
-DEFAULT_APP = "examples.server:app"
+DEFAULT_APP = "strands_agui.examples.server:app"
 
 
 def load_object(spec: str) -> Any:
@@ -74,7 +74,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from .agent import StrandsAgent
+    from ..runtime.agent import StrandsAgent
     from .recording import Recorder
 
     target = load_object(args.agent)

@@ -11,7 +11,7 @@ from typing import Literal
 
 from transitions.extensions import GraphMachine
 
-from .machine import IDLE, STATES, TRANSITIONS
+from ..core.machine import IDLE, STATES, TRANSITIONS
 
 TITLE = "strands-agui run machine"
 BASENAME = "run_machine"

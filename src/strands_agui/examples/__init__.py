@@ -7,5 +7,5 @@
 
 Run one alone (``python -m examples.agentic_chat``) or all four behind one server with a browser page
 (``python -m examples.server``). Without ``STRANDS_AGUI_MODEL`` they use a scripted model: no key, no
-network; see :mod:`strands_agui.models` for the real providers.
+network; see :mod:`strands_agui.tooling.models` for the real providers.
 """

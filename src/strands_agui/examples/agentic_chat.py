@@ -25,11 +25,11 @@ from ag_ui.core import Tool
 from strands import Agent
 from strands.types.content import Messages
 
-from examples._common import call, serve, snippet, tool_outcomes, user_text
 from strands_agui import StrandsAgent
-from strands_agui.endpoint import create_strands_app
-from strands_agui.models import model_from_env
-from strands_agui.scripted import Text, Turn
+from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
+from strands_agui.server.endpoint import create_strands_app
+from strands_agui.tooling.models import model_from_env
+from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "agentic_chat"
 DESCRIPTION = "Chat with streamed text and a frontend-only change_background tool."

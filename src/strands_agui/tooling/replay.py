@@ -13,10 +13,10 @@ from typing import Any, TextIO
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
-from .agent import StrandsAgent
-from .config import StrandsAgentConfig
+from ..config import StrandsAgentConfig
+from ..core.translator import new_id
+from ..runtime.agent import StrandsAgent
 from .recording import RecordedRun, read_log
-from .translator import new_id
 
 LogSource = RecordedRun | str | os.PathLike[str] | TextIO
 

@@ -1,0 +1,163 @@
+"""FastAPI transport: one POST route that streams a :class:`StrandsAgent` run as AG-UI over SSE.
+
+Everything HTTP is FastAPI's own machinery; this module only decides what to stream.
+
+* **Framing.** The route is a generator *path operation* with ``response_class=EventSourceResponse``.
+  It yields ``fastapi.sse.ServerSentEvent`` objects and FastAPI writes the frames: one
+  ``data: <json>\\n\\n`` per AG-UI event (LF only, as ``@ag-ui/client`` requires), plus the
+  ``Cache-Control: no-cache`` and ``X-Accel-Buffering: no`` headers. Each event is serialized once,
+  here, with ``model_dump_json(by_alias=True, exclude_none=True)`` and passed as ``raw_data``.
+  ``ag_ui.encoder.EventEncoder`` is not used: it builds frames by hand and produces only SSE.
+* **Keep-alive.** FastAPI sends ``: ping`` after ``fastapi.sse._PING_INTERVAL`` idle seconds. That
+  is one private module global (15 s, copied into ``fastapi.routing`` at import time), so it cannot
+  be set per endpoint. Patching it would change every SSE route in the process. Instead the run is
+  pumped by a task of its own (:class:`_RunPump`), and the path operation yields
+  ``ServerSentEvent(comment="ping")`` whenever no event has arrived for ``keepalive_seconds``.
+  That is FastAPI's public way to write a comment, and the bytes on the wire (``: ping\\n\\n``) are the
+  same. Every frame restarts FastAPI's own timer, so FastAPI adds its own ping only when
+  ``keepalive_seconds`` is above its 15 s.
+* **Body limit.** FastAPI's per-route ``max_body_size`` (Starlette's ``RequestBodyLimitMiddleware``)
+  answers 413 when ``Content-Length`` is over the limit, before reading anything. For a chunked
+  body it counts bytes as it reads and answers 413 once the count passes the limit.
+* **Validation before the stream.** Route dependencies run before the generator starts, in this
+  order: the caller's ``dependencies`` (authentication), then the Content-Type check (415), then the
+  Accept check (406). The RunAgentInput body is validated after them (FastAPI's 422, whose ``loc``
+  names the field). Malformed JSON (422) and an oversized body (413) are rejected even earlier,
+  while FastAPI reads the body. So a status code is always final before the first byte of the
+  stream is sent.
+* **Cancellation.** The run's generator is iterated, and closed, only inside its pump task (Strands
+  keeps OpenTelemetry context in contextvars, so it must stay in one task). A request-scoped
+  dependency owns the pump. Its teardown cancels the task and waits for it. So when a client
+  disconnects, or the response ends in any other way, the Strands stream is closed and no task the
+  request started is left behind. Under uvicorn (ASGI spec 2.3) Starlette watches for
+  ``http.disconnect``, so a disconnect cancels the run at once, even in the middle of a silent tool
+  call. A server that advertises spec 2.4 reports the disconnect at the next write instead, and the
+  keep-alive bounds that delay to ``keepalive_seconds``.
+* **Known noise.** A run that the endpoint stops early (ENCODING_ERROR) closes Strands'
+  ``stream_async`` while it is suspended. Strands then leaves inner generators to the garbage
+  collector, and OpenTelemetry logs "Failed to detach context". The core's own halt after a
+  frontend tool call does the same. This comes from Strands and is harmless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
+from typing import Annotated, Any
+
+from ag_ui.core import RunAgentInput
+from fastapi import Depends, FastAPI, params
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+
+from ..runtime.agent import StrandsAgent
+from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, require_event_stream, require_json_body
+from .streaming import _run_pump, _RunPump, encode_event
+
+__all__ = [
+    "SSE_MEDIA_TYPE",
+    "accepts",
+    "add_strands_fastapi_endpoint",
+    "create_strands_app",
+    "encode_event",
+]
+
+DEFAULT_MAX_BODY_BYTES = 1_048_576
+DEFAULT_KEEPALIVE_SECONDS = 15.0
+
+_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    406: {"description": f"The Accept header allows none of: {', '.join(PRODUCED_MEDIA_TYPES)}."},
+    413: {"description": "The request body is larger than the endpoint's limit."},
+    415: {"description": "The request body is not JSON (Content-Type must be application/json)."},
+}
+
+
+# ----------------------------------------------------------------------------- public API
+
+
+def _check_settings(max_body_bytes: int, keepalive_seconds: float) -> None:
+    if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 0:
+        raise ValueError(f"max_body_bytes must be a non-negative int, not {max_body_bytes!r}")
+    if not keepalive_seconds > 0:
+        raise ValueError(f"keepalive_seconds must be positive, not {keepalive_seconds!r}")
+
+
+def add_strands_fastapi_endpoint(
+    app: FastAPI,
+    agent: StrandsAgent,
+    path: str = "/",
+    *,
+    dependencies: Sequence[params.Depends] | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
+    name: str | None = None,
+) -> None:
+    """Register ``POST path``: a RunAgentInput body in, the run's AG-UI events out as SSE.
+
+    ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first. A request they refuse, or one
+    answered 406, 413, 415 or 422, never starts a run. A started run streams with status 200 and
+    ends with one RUN_FINISHED or RUN_ERROR, unless the client leaves first, which cancels it.
+    ``keepalive_seconds`` is the longest silence before a ``: ping`` comment.
+    """
+    _check_settings(max_body_bytes, keepalive_seconds)
+
+    async def run_agent(
+        input_data: RunAgentInput, pump: Annotated[_RunPump, Depends(_run_pump)]
+    ) -> AsyncIterator[ServerSentEvent]:
+        """The run's SSE frames; FastAPI writes them. Runs only once every dependency has passed."""
+        async with aclosing(pump.frames(agent.run(input_data), keepalive_seconds)) as frames:
+            async for frame in frames:
+                yield frame
+
+    app.add_api_route(
+        path,
+        run_agent,
+        methods=["POST"],
+        response_class=EventSourceResponse,
+        dependencies=[*(dependencies or ()), Depends(require_json_body), Depends(require_event_stream)],
+        max_body_size=max_body_bytes,
+        name=name or agent.name,
+        summary=f"Run {agent.name}",
+        description=agent.description or "Run the agent; AG-UI events stream back as SSE.",
+        responses=_ERROR_RESPONSES,
+    )
+
+
+def create_strands_app(
+    agent: StrandsAgent,
+    path: str = "/",
+    *,
+    cors_origins: Sequence[str] = (),
+    dependencies: Sequence[params.Depends] | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
+    health_path: str | None = "/ping",
+) -> FastAPI:
+    """A FastAPI app that serves ``agent`` at ``POST path``, with ``GET health_path`` returning
+    ``{"status": "ok"}`` (unauthenticated; pass None for no health route).
+
+    CORS is off unless ``cors_origins`` is given. Then exactly those origins may call the app (GET and
+    POST, any request header, no credentials). There is never a wildcard origin.
+    """
+    app = FastAPI(title=agent.name, description=agent.description)
+    if cors_origins:
+        if "*" in cors_origins:
+            raise ValueError("cors_origins must list origins; the '*' wildcard is not allowed")
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["*"],
+        )
+    if health_path is not None:
+        app.add_api_route(health_path, _health, methods=["GET"], name="health")
+    add_strands_fastapi_endpoint(
+        app, agent, path, dependencies=dependencies, max_body_bytes=max_body_bytes,
+        keepalive_seconds=keepalive_seconds,
+    )
+    return app
+
+
+async def _health() -> dict[str, str]:
+    """Liveness: the process is up and serving."""
+    return {"status": "ok"}
