@@ -18,3 +18,13 @@ def pytest_report_header(config) -> list[str]:
         f"AG-UI oracles: node {version}, @ag-ui/client "
         f"{'installed' if installed else 'NOT installed (run `make deps`)'}, ag-ui-validate (PyPI)"
     ]
+
+
+def pytest_configure(config) -> None:
+    """Paused runs of the examples (human_in_the_loop) park in a temporary directory, never in ~/.strands."""
+    import os
+    import tempfile
+
+    from strands_agui.runtime.sessions import SESSIONS_ENV
+
+    os.environ[SESSIONS_ENV] = tempfile.mkdtemp(prefix="strands-agui-sessions-")

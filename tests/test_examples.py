@@ -302,7 +302,7 @@ def test_server_lists_and_serves_the_examples():
         assert client.get("/ping").json() == {"status": "ok"}
         listed = client.get("/examples").json()
         assert [e["path"] for e in listed] == ["/agentic_chat", "/backend_tool_rendering", "/shared_state",
-                                               "/agentic_generative_ui"]
+                                               "/agentic_generative_ui", "/human_in_the_loop"]
         assert listed[0]["frontendTools"] == [CHANGE_BACKGROUND]
         assert all(e["name"] and e["description"] for e in listed)
         assert client.get("/").status_code == 200
@@ -415,3 +415,30 @@ def test_the_installed_providers_really_construct(monkeypatch):
         built += 1
     if not built:
         pytest.skip("none of openai / anthropic / ollama is installed")
+
+
+# -- human_in_the_loop -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("answer", "booked"), [({"approved": True}, True),
+                                               ({"approved": False, "reason": "too early"}, False)])
+async def test_human_in_the_loop_books_only_when_approved(tmp_path, answer, booked):
+    from strands_agui.examples import human_in_the_loop
+    from strands_agui.runtime.sessions import FileSessions
+
+    agent = human_in_the_loop.build_agent(env=NO_DELAY)
+    agent.sessions = FileSessions(tmp_path)
+    first = run_input([user("book me a flight to Porto")], thread_id="hitl-example")
+    paused = await collect(agent, first)
+    (interrupt,) = paused[-1]["outcome"]["interrupts"]
+    assert interrupt["responseSchema"]["required"] == ["approved"]
+    assert "book_flight" in interrupt["message"] and "Porto" in interrupt["message"]
+    held = assert_valid_stream(paused, input=first.model_dump(mode="json", by_alias=True))["messages"]
+    second = RunAgentInput.model_validate({
+        **run_input(held, thread_id="hitl-example").model_dump(by_alias=True),
+        "resume": [{"interruptId": interrupt["id"], "status": "resolved", "payload": answer}]})
+    resumed = await collect(agent, second)
+    report = assert_valid_stream(resumed, input=second.model_dump(mode="json", by_alias=True, exclude_none=True))
+    (result,) = [m for m in report["messages"] if m["role"] == "tool"]
+    assert ('"booked": true' in result["content"]) is booked
+    final = report["messages"][-1]["content"]
+    assert final.startswith("Your flight to Porto is booked") if booked else final.startswith("I did not book")

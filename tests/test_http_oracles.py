@@ -21,6 +21,7 @@ PROMPTS = {
     "/backend_tool_rendering": "what is the weather in Paris?",
     "/shared_state": "make it a vegetarian pasta recipe",
     "/agentic_generative_ui": "plan a trip: book flights, pack, and then fly",
+    "/human_in_the_loop": "book me a flight to Porto",
 }
 
 

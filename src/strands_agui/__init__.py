@@ -12,14 +12,17 @@ from .config import (
 )
 from .errors import ERROR_CODES
 from .runtime.agent import StrandsAgent
+from .runtime.sessions import FileSessions, SessionStore
 from .tooling.recording import RecordedRun, Recorder, read_log
 from .tooling.replay import replay, replay_to_list
 
 __all__ = [
     "ERROR_CODES",
+    "FileSessions",
     "PredictStateMapping",
     "Recorder",
     "RecordedRun",
+    "SessionStore",
     "StrandsAgent",
     "StrandsAgentConfig",
     "ToolBehavior",

@@ -62,6 +62,9 @@ class ToolBehavior:
     state_from_args: StateFromArgs | None = None
     state_from_result: StateFromResult | None = None
     custom_result_handler: CustomResultHandler | None = None
+    interrupt_on_call: bool = False
+    """Ask the client for approval before the tool runs (an interrupt with responseSchema
+    ``{approved: boolean, reason?: string}``); a refusal cancels the call and the model is told why."""
 
     def predict_state_payload(self) -> list[dict[str, str]]:
         return [mapping.to_payload() for mapping in normalize_predict_state(self.predict_state)]

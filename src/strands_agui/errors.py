@@ -22,6 +22,14 @@ ERROR_CODES: dict[str, str] = {
     "INVALID_TRANSITION": "The adapter met a Strands event it cannot place in the run (a bug: please report it).",
     "ADAPTER_ERROR": "The adapter itself failed while translating an event (a bug: please report it).",
     "ENCODING_ERROR": "An AG-UI event could not be serialized for the transport.",
+    "INTERRUPT_NOT_FOUND": "A resume names an interrupt the thread is not waiting for: an unknown id, or a thread "
+    "with no paused run (already resumed, so an identical resume sent twice gets this and changes nothing).",
+    "RESUME_INCOMPLETE": "A resume does not answer every pending interrupt of the thread.",
+    "RESUME_INVALID": "A resume answer does not match its interrupt's responseSchema, or a resolved entry has no "
+    "payload, or one interrupt is answered twice.",
+    "INTERRUPT_EXPIRED": "The paused run is older than the session store's retention; its state was removed.",
+    "THREAD_BUSY": "Another run holds this paused thread (a concurrent resume); nothing was changed.",
+    "SESSION_ERROR": "The session store could not read or write the thread's pause state.",
 }
 
 _BY_CLASS_NAME: dict[str, str] = {
@@ -41,6 +49,19 @@ class RunFailure:
 
     code: str
     message: str
+
+
+class RunRefused(Exception):
+    """A request the run cannot serve, found after RUN_STARTED (a bad resume, a busy thread): ``RUN_ERROR``
+    with ``code``, before Strands is asked for anything."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    @property
+    def failure(self) -> RunFailure:
+        return RunFailure(self.code, str(self))
 
 
 def exception_type_name(exc: BaseException) -> str:

@@ -14,6 +14,9 @@ Invariants the table enforces (a trigger fired from any other state raises ``Mac
 * A turn that asked for a frontend tool ends in ``halted`` (unless ``continue_after_frontend_call``): Strands
   is not consumed again, so the tool is never executed server-side. A tool result whose behaviour says
   ``stop_streaming_after_result`` also halts; that is how text streaming stops after a decisive result.
+* A run Strands stopped on interrupts (``tool_interrupt_event``) ends ``paused``: RUN_FINISHED with
+  ``outcome: {type: "interrupt"}``. A resume starts in ``awaiting_result``: the parked tool batch's results
+  are the first thing it shows.
 """
 
 from __future__ import annotations
@@ -31,17 +34,20 @@ IN_TOOL_CALL = "in_tool_call"
 AWAITING_RESULT = "awaiting_result"
 HALTED = "halted"
 FINISHED = "finished"
+PAUSED = "paused"
 ERRORED = "errored"
 
 STATES: tuple[str, ...] = (
-    IDLE, READY, STREAMING_TEXT, REASONING, IN_TOOL_CALL, AWAITING_RESULT, HALTED, FINISHED, ERRORED,
+    IDLE, READY, STREAMING_TEXT, REASONING, IN_TOOL_CALL, AWAITING_RESULT, HALTED, FINISHED, PAUSED, ERRORED,
 )
-TERMINAL_STATES = frozenset({FINISHED, ERRORED})
+TERMINAL_STATES = frozenset({FINISHED, PAUSED, ERRORED})
 
 # States in which an AG-UI envelope is open, and the trigger that closes it.
 CLOSERS: dict[str, str] = {STREAMING_TEXT: "close_text", REASONING: "close_reasoning", IN_TOOL_CALL: "close_tool_call"}
 
 TRANSITIONS: tuple[dict[str, Any], ...] = (
+    # a resume (RunAgentInput.resume) continues the parked tool batch: its results come first
+    {"trigger": "start_run", "source": IDLE, "dest": AWAITING_RESULT, "conditions": "input_resumes"},
     {"trigger": "start_run", "source": IDLE, "dest": READY},
     # text envelope: TEXT_MESSAGE_START / CONTENT / END
     {"trigger": "open_text", "source": READY, "dest": STREAMING_TEXT},
@@ -64,7 +70,8 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": HALTED, "conditions": "result_stops_streaming"},
     {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": READY},
     # lifecycle end
-    # (from awaiting_result: Strands ended with tools unanswered, e.g. a tool raised an interrupt)
+    # a run Strands stopped on interrupts ends paused: RUN_FINISHED with the interrupt outcome
+    {"trigger": "finish", "source": [READY, AWAITING_RESULT], "dest": PAUSED, "conditions": "run_interrupted"},
     {"trigger": "finish", "source": [READY, AWAITING_RESULT, HALTED], "dest": FINISHED},
     {"trigger": "fail", "source": [READY, AWAITING_RESULT, HALTED], "dest": ERRORED},
 )
@@ -84,7 +91,8 @@ INTERNAL_MOVES: dict[str, frozenset[str]] = {
     if row["dest"] is None and "conditions" not in row
 }
 
-GUARDS: tuple[str, ...] = ("turn_calls_frontend_tool", "turn_calls_tools", "result_stops_streaming")
+GUARDS: tuple[str, ...] = ("input_resumes", "turn_calls_frontend_tool", "turn_calls_tools", "result_stops_streaming",
+                           "run_interrupted")
 
 
 def build_machine(model: Any, *, initial: str = IDLE) -> Machine:

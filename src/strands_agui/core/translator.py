@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from ag_ui.core import (
+    AssistantMessage,
     BaseEvent,
     CustomEvent,
+    Interrupt,
     MessagesSnapshotEvent,
     ReasoningEncryptedValueEvent,
     ReasoningEndEvent,
@@ -27,6 +29,7 @@ from ag_ui.core import (
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
     RunStartedEvent,
     StateSnapshotEvent,
     TextMessageContentEvent,
@@ -41,7 +44,8 @@ from transitions import MachineError
 
 from ..config import StrandsAgentConfig, ToolBehavior, ToolCallContext, ToolResultContext
 from ..errors import RunFailure
-from .machine import CLOSERS, HALTED, INTERNAL_MOVES, build_machine
+from .interrupts import to_agui
+from .machine import CLOSERS, HALTED, INTERNAL_MOVES, PAUSED, build_machine
 from .results import parse_result, result_text
 from .snapshot import ClientMessages
 
@@ -110,11 +114,13 @@ class Translator:
         self.text_sink: list[str] = []  # deltas of the open text message (shared with ClientMessages)
         self.reasoning_signature = ""
         self.batch: list[ToolResultContext] = []
+        self.interrupts: dict[str, Interrupt] = {}  # what the run waits for, by interrupt id
         self.machine = build_machine(self)
         self._dispatch: dict[str, Callable[[Mapping[str, Any]], list[Item]]] = {
             "data": self.on_text_delta, "reasoningText": self.on_reasoning_delta,
             "reasoning_signature": self.on_reasoning_signature, "message": self.on_message,
-            "event_loop_throttled_delay": self.on_throttle, "event": self.on_raw_chunk,
+            "event_loop_throttled_delay": self.on_throttle, "tool_interrupt_event": self.on_tool_interrupt,
+            "event": self.on_raw_chunk,
         }
 
     # -- the transition trace -------------------------------------------------------------------------
@@ -132,6 +138,12 @@ class Translator:
             self.trace.append((cause, trigger, self.state))
 
     # -- guards (named in the machine table) ----------------------------------------------------------
+    def input_resumes(self) -> bool:
+        return bool(self.input.resume)
+
+    def run_interrupted(self) -> bool:
+        return bool(self.interrupts)
+
     def turn_calls_frontend_tool(self) -> bool:
         return any(self._halts_on(self.tool_calls[i].name) for i in self.turn.tool_use_ids)
 
@@ -150,10 +162,14 @@ class Translator:
 
     # -- lifecycle --------------------------------------------------------------------------------------
     def start(self) -> list[Item]:
+        if self.input.resume:
+            self._adopt_parked_calls()
         self.fire("start_run", "run")
         out: list[Item] = [RunStartedEvent(thread_id=self.input.thread_id, run_id=self.input.run_id)]
         if self.input.state is not None:
             out.append(StateSnapshotEvent(snapshot=self.shared_state))
+        if self.input.resume:  # names the parked tool calls in this run before their results arrive
+            out.append(MessagesSnapshotEvent(messages=self.client.snapshot()))
         return out
 
     def close_open(self, cause: str) -> list[Item]:
@@ -167,7 +183,9 @@ class Translator:
     def finish_run(self) -> list[Item]:
         out = self.close_open("finish")
         self.fire("finish", "finish")
-        return [*out, RunFinishedEvent(thread_id=self.input.thread_id, run_id=self.input.run_id)]
+        outcome = RunFinishedInterruptOutcome(interrupts=list(self.interrupts.values())) \
+            if self.state == PAUSED else None
+        return [*out, RunFinishedEvent(thread_id=self.input.thread_id, run_id=self.input.run_id, outcome=outcome)]
 
     def fail_run(self, failure: RunFailure) -> list[Item]:
         out = self.close_open("error")
@@ -367,6 +385,32 @@ class Translator:
         if behavior.custom_result_handler is not None:
             out.append(HookCall("custom_result_handler", behavior.custom_result_handler, context))
         return out
+
+    # -- interrupts -------------------------------------------------------------------------------------
+    def on_tool_interrupt(self, event: Mapping[str, Any]) -> list[Item]:
+        """A tool (or a BeforeToolCallEvent hook) asked for input: kept for the paused run's outcome."""
+        payload = event["tool_interrupt_event"]
+        if not isinstance(payload, Mapping):
+            return []
+        tool_use_id = str((payload.get("tool_use") or {}).get("toolUseId", ""))
+        call_id = tool_use_id if tool_use_id in self.tool_calls else None
+        for interrupt in payload.get("interrupts") or ():
+            agui = to_agui(interrupt, call_id)
+            self.interrupts.setdefault(agui.id, agui)
+        return []
+
+    def _adopt_parked_calls(self) -> None:
+        """A resume: the client already holds the parked turn's tool calls (the last assistant message's
+        unanswered calls), so their results attach to those cards instead of being announced again."""
+        answered = {getattr(m, "tool_call_id", None) for m in self.input.messages}
+        for message in self.input.messages:
+            if not isinstance(message, AssistantMessage):
+                continue
+            for call in message.tool_calls or ():
+                if call.id not in answered:
+                    self.tool_calls[call.id] = ToolCallRecord(
+                        call.id, call.function.name, message.id, [], [call.function.arguments],
+                        _parse_args(call.function.arguments))
 
     # -- retries ----------------------------------------------------------------------------------------
     def on_throttle(self, event: Mapping[str, Any]) -> list[Item]:

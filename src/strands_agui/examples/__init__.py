@@ -1,11 +1,12 @@
-"""Runnable strands-agui examples: four AG-UI apps, each a small module exposing ``agent`` and ``app``.
+"""Runnable strands-agui examples: five AG-UI apps, each a small module exposing ``agent`` and ``app``.
 
 - ``agentic_chat``: plain chat plus a frontend-only ``change_background`` tool (the run halts on it)
 - ``backend_tool_rendering``: backend tools (``get_weather``, ``render_chart``) whose results the UI renders
 - ``shared_state``: a recipe both the user and the agent edit, synchronised through AG-UI state
 - ``agentic_generative_ui``: a plan predicted from tool arguments, then progressed with state deltas
+- ``human_in_the_loop``: a backend tool (``book_flight``) that runs only after the user approves it
 
-Run one alone (``python -m examples.agentic_chat``) or all four behind one server with a browser page
+Run one alone (``python -m examples.agentic_chat``) or all of them behind one server with a browser page
 (``python -m examples.server``). Without ``STRANDS_AGUI_MODEL`` they use a scripted model: no key, no
 network; see :mod:`strands_agui.tooling.models` for the real providers.
 """

@@ -1,7 +1,7 @@
-"""All four examples behind one FastAPI app, with the browser console at ``GET /``.
+"""All the examples behind one FastAPI app, with the browser console at ``GET /``.
 
-- ``POST /agentic_chat``, ``/backend_tool_rendering``, ``/shared_state``, ``/agentic_generative_ui``: the
-  AG-UI endpoints (RunAgentInput in, SSE out)
+- ``POST /agentic_chat``, ``/backend_tool_rendering``, ``/shared_state``, ``/agentic_generative_ui``,
+  ``/human_in_the_loop``: the AG-UI endpoints (RunAgentInput in, SSE out)
 - ``GET /examples``: what the page needs to drive them, a list of
   ``{"path", "name", "description", "frontendTools", "initialState"}`` (``frontendTools`` are the AG-UI
   ``Tool`` objects the page declares in ``RunAgentInput.tools`` and runs itself)
@@ -20,12 +20,19 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from strands_agui.examples import agentic_chat, agentic_generative_ui, backend_tool_rendering, shared_state
+from strands_agui.examples import (
+    agentic_chat,
+    agentic_generative_ui,
+    backend_tool_rendering,
+    human_in_the_loop,
+    shared_state,
+)
 from strands_agui.examples._common import serve
 from strands_agui.server.console import mount_console
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 
-EXAMPLES: tuple[ModuleType, ...] = (agentic_chat, backend_tool_rendering, shared_state, agentic_generative_ui)
+EXAMPLES: tuple[ModuleType, ...] = (agentic_chat, backend_tool_rendering, shared_state, agentic_generative_ui,
+                                    human_in_the_loop)
 
 
 def example_entry(module: ModuleType) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import aclosing
+from contextlib import ExitStack, aclosing
 from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -19,11 +19,13 @@ from transitions import MachineError
 
 from ..config import StrandsAgentConfig
 from ..core.translator import HookCall, Item, Translator, new_id
-from ..errors import RunFailure, adapter_failure, strands_failure
+from ..errors import RunFailure, RunRefused, adapter_failure, strands_failure
 from ..tooling.recording import RecordedRun, Recorder, record_stream, replay_events
-from .agents import AgentSource, build_run_agent
+from .agents import AgentSource
 from .conversation import conversation
 from .hooks import run_hook
+from .pause import ThreadPause
+from .sessions import SessionStore, default_store
 
 logger = logging.getLogger(__name__)
 
@@ -31,20 +33,26 @@ DEFAULT_PROMPT = "Hello"
 Prompt = list[dict[str, Any]] | None
 Source = AsyncIterator[Mapping[str, Any]]
 Opener = Callable[[Prompt], tuple[Source, Callable[[], Any] | None]]  # -> Strands events, how to stop them
+Settle = Callable[[], RunFailure | None]  # after Strands is done, before the terminal event
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
 
 
 class StrandsAgent:
     """Serve a Strands agent over AG-UI. ``agent`` is a template ``strands.Agent`` (each run gets its own
-    instance carrying its model, tools, system prompt and state) or a factory ``(RunAgentInput) -> Agent``."""
+    instance carrying its model, tools, system prompt and state) or a factory ``(RunAgentInput) -> Agent``.
+
+    ``sessions`` is where paused runs wait for their resume (see ``runtime/sessions.py``); by default a
+    :class:`~strands_agui.runtime.sessions.FileSessions` in ``$STRANDS_AGUI_SESSIONS`` or ``~/.strands/sessions``."""
 
     def __init__(self, agent: AgentSource, name: str = "strands_agent", description: str = "",
-                 config: StrandsAgentConfig | None = None, *, id_factory: Callable[[], str] = new_id) -> None:
+                 config: StrandsAgentConfig | None = None, *, id_factory: Callable[[], str] = new_id,
+                 sessions: SessionStore | None = None) -> None:
         self.strands_agent = agent
         self.name = name
         self.description = description
         self.config = config or StrandsAgentConfig()
         self.id_factory = id_factory
+        self.sessions = sessions
 
     def translator(self, input_data: RunAgentInput, trace: list[tuple[str, str, str]] | None = None) -> Translator:
         """A fresh translator for one run of ``input_data``."""
@@ -58,13 +66,16 @@ class StrandsAgent:
         ``recorder`` writes the Strands events this run consumed as a replayable log; ``trace`` collects
         ``(cause, trigger, state)`` for every transition."""
 
-        def live(prompt: Prompt) -> tuple[AsyncIterator[Mapping[str, Any]], Callable[[], Any]]:
-            agent = build_run_agent(self.strands_agent, input_data, conversation(input_data).history)
-            stream = agent.stream_async(prompt)  # type: ignore[arg-type]
-            return (record_stream(stream, recorder) if recorder is not None else stream), agent.cancel
+        with ExitStack() as stack:  # holds a paused thread for the whole run
+            pause = ThreadPause(self.sessions or default_store(), input_data, stack)
 
-        async for event in self._run(input_data, live, trace):
-            yield event
+            def live(prompt: Prompt) -> tuple[AsyncIterator[Mapping[str, Any]], Callable[[], Any]]:
+                agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt)
+                stream = agent.stream_async(strands_prompt)
+                return (record_stream(stream, recorder) if recorder is not None else stream), agent.cancel
+
+            async for event in self._run(input_data, live, trace, pause.settle):
+                yield event
 
     async def replay(self, log: RecordedRun, *, input_data: RunAgentInput | None = None,
                      trace: list[tuple[str, str, str]] | None = None) -> AsyncIterator[BaseEvent]:
@@ -76,7 +87,7 @@ class StrandsAgent:
             yield event
 
     async def _run(self, input_data: RunAgentInput, open_stream: Opener,
-                   trace: list[tuple[str, str, str]] | None) -> AsyncIterator[BaseEvent]:
+                   trace: list[tuple[str, str, str]] | None, settle: Settle | None = None) -> AsyncIterator[BaseEvent]:
         translator = self.translator(input_data, trace)
         for event in translator.start():
             yield event  # type: ignore[misc]
@@ -85,11 +96,15 @@ class StrandsAgent:
             yield event
         try:
             stream, stop = open_stream(prompt)
+        except RunRefused as exc:
+            async for event in _end(translator, exc.failure):
+                yield event
+            return
         except Exception as exc:  # noqa: BLE001 - becomes RUN_ERROR
             async for event in _end(translator, strands_failure(exc)):
                 yield event
             return
-        async for event in translate(translator, stream, stop):
+        async for event in translate(translator, stream, stop, settle):
             yield event
 
     def _prompt(self, input_data: RunAgentInput, translator: Translator) -> tuple[Prompt, list[BaseEvent]]:
@@ -110,12 +125,14 @@ class StrandsAgent:
 
 
 async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]],
-                    stop: Callable[[], Any] | None = None) -> AsyncIterator[BaseEvent]:
+                    stop: Callable[[], Any] | None = None, settle: Settle | None = None) -> AsyncIterator[BaseEvent]:
     """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event.
 
     When the machine halts, ``stop`` (the live agent's ``cancel``) asks Strands to end its run its own way:
     no tool of the batch runs, no model is called again, the stream finishes by itself and nothing more is
-    translated. Without ``stop`` (a replay) the source is simply not read further."""
+    translated. Without ``stop`` (a replay) the source is simply not read further. ``settle`` (the thread's
+    pause bookkeeping) runs once Strands is done, before the terminal event, so a client that sees a paused
+    run can resume it at once on any worker."""
     failure: RunFailure | None = None
     async with aclosing(source):  # type: ignore[type-var]
         while failure is None and not translator.halted:
@@ -134,6 +151,9 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
         if translator.halted and stop is not None:
             stop()
             await _drain(source)
+    if settle is not None:
+        settled = settle()
+        failure = failure or settled
     async for out in _end(translator, failure):
         yield out
 

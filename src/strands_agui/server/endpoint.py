@@ -41,6 +41,7 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Annotated, Any
@@ -51,6 +52,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from ..runtime.agent import StrandsAgent
+from ..runtime.sessions import SessionStore
 from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, require_event_stream, require_json_body
 from .streaming import _run_pump, _RunPump, encode_event
 
@@ -132,13 +134,20 @@ def create_strands_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
     health_path: str | None = "/ping",
+    sessions: SessionStore | None = None,
 ) -> FastAPI:
     """A FastAPI app that serves ``agent`` at ``POST path``, with ``GET health_path`` returning
     ``{"status": "ok"}`` (unauthenticated; pass None for no health route).
 
+    ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
+    :class:`~strands_agui.runtime.sessions.FileSessions`).
+
     CORS is off unless ``cors_origins`` is given. Then exactly those origins may call the app (GET and
     POST, any request header, no credentials). There is never a wildcard origin.
     """
+    if sessions is not None:
+        agent = copy.copy(agent)
+        agent.sessions = sessions
     app = FastAPI(title=agent.name, description=agent.description)
     if cors_origins:
         if "*" in cors_origins:

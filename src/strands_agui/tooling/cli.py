@@ -1,6 +1,6 @@
 """``strands-agui``: serve, record, replay, diagram.
 
-    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR]
+    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--workers N]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR] [--format jsonl|sse] [--trace]
     strands-agui diagram [--out diagrams] [--no-svg]
@@ -97,11 +97,23 @@ def cmd_diagram(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the app; ``--sessions`` reaches every worker as ``$STRANDS_AGUI_SESSIONS`` (the default store of
+    every ``StrandsAgent`` without ``sessions=``); ``--workers N`` > 1 makes uvicorn import the app in N
+    processes, which share the session directory, so a pause parked by one is resumed by any."""
+    import os
+
     import uvicorn
 
-    app = load_object(args.app)
-    print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    from ..runtime.sessions import SESSIONS_ENV
+
+    if args.sessions:
+        os.environ[SESSIONS_ENV] = str(Path(args.sessions).resolve())
+    app = load_object(args.app) if args.workers == 1 else args.app  # workers import the app themselves
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s))",
+          file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers)
     return 0
 
 
@@ -113,6 +125,9 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="info")
+    serve.add_argument("--sessions", help="directory where paused runs wait for their resume "
+                       "(default: $STRANDS_AGUI_SESSIONS, else ~/.strands/sessions)")
+    serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.set_defaults(func=cmd_serve)
     record = sub.add_parser("record", help="run an agent once and record its Strands events")
     record.add_argument("agent", help="MODULE:ATTR of a StrandsAgent or strands.Agent")

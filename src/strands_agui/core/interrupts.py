@@ -1,0 +1,108 @@
+"""Strands interrupts as AG-UI ``Interrupt`` objects, and AG-UI ``ResumeEntry`` lists as Strands
+``interruptResponse`` blocks. Pure functions: the same mapping serves the paused run (the outcome) and the
+resume (checking each answer against the ``responseSchema`` the client was given).
+
+A Strands interrupt is ``(id, name, reason)``. Its AG-UI form:
+
+* ``id``: the Strands id, unchanged (stable and opaque: ``v1:tool_call:<toolUseId>:...``);
+* ``reason``: the Strands ``name`` (``tool_approval`` for the adapter's own approval hook);
+* ``message``: ``reason`` when it is a string, else ``reason["message"]``;
+* ``responseSchema``: ``reason["responseSchema"]`` (or ``response_schema``) when the reason is a dict;
+* ``toolCallId``: the tool call the interrupt was raised for, when the client has seen it streamed;
+* ``metadata``: ``{"name": ..., "reason": ...}`` with the raw reason made JSON-safe.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import jsonschema
+from ag_ui.core import Interrupt, ResumeEntry
+
+from ..errors import RunRefused
+
+APPROVAL = "tool_approval"
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approved": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["approved"],
+    "additionalProperties": False,
+}
+CANCELLED: dict[str, Any] = {"cancelled": True}
+"""The Strands response a ``status: "cancelled"`` entry becomes (a tool or hook reads it as a refusal)."""
+
+
+def fields(interrupt: Any) -> tuple[str, str, Any]:
+    """``(id, name, reason)`` of a live ``strands.interrupt.Interrupt`` or of its recorded dict."""
+    if isinstance(interrupt, Mapping):
+        return str(interrupt.get("id")), str(interrupt.get("name", "")), interrupt.get("reason")
+    return str(interrupt.id), str(interrupt.name), interrupt.reason
+
+
+def response_schema(interrupt: Any) -> dict[str, Any] | None:
+    """The JSON Schema the answer must match, or None when the interrupt names none."""
+    _, _, reason = fields(interrupt)
+    if not isinstance(reason, Mapping):
+        return None
+    schema = reason.get("responseSchema", reason.get("response_schema"))
+    return dict(schema) if isinstance(schema, Mapping) else None
+
+
+def to_agui(interrupt: Any, tool_call_id: str | None) -> Interrupt:
+    """The AG-UI form of one Strands interrupt (see the module docstring)."""
+    interrupt_id, name, reason = fields(interrupt)
+    message = reason if isinstance(reason, str) else None
+    if isinstance(reason, Mapping) and isinstance(reason.get("message"), str):
+        message = reason["message"]
+    return Interrupt(id=interrupt_id, reason=name or "interrupt", message=message, tool_call_id=tool_call_id,
+                     response_schema=response_schema(interrupt),
+                     metadata={"name": name, "reason": json_safe(reason)})
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as plain JSON data (anything JSON cannot hold becomes its ``str``)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def resume_prompt(entries: Sequence[ResumeEntry], pending: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The ``interruptResponse`` blocks answering every pending interrupt (id -> Strands interrupt).
+
+    Raises :class:`RunRefused` (``INTERRUPT_NOT_FOUND``, ``RESUME_INCOMPLETE``, ``RESUME_INVALID``)."""
+    ids = [entry.interrupt_id for entry in entries]
+    unknown = [i for i in ids if i not in pending]
+    if unknown:
+        raise RunRefused("INTERRUPT_NOT_FOUND", f"the thread is not waiting for interrupt(s) {_names(unknown)}; "
+                                                f"pending: {_names(pending)}")
+    if len(set(ids)) != len(ids):
+        raise RunRefused("RESUME_INVALID", "an interrupt is answered more than once")
+    missing = [i for i in pending if i not in ids]
+    if missing:
+        raise RunRefused("RESUME_INCOMPLETE", f"the resume leaves interrupt(s) {_names(missing)} unanswered; "
+                                              "answer each (status resolved or cancelled)")
+    return [{"interruptResponse": {"interruptId": e.interrupt_id, "response": _response(e, pending[e.interrupt_id])}}
+            for e in entries]
+
+
+def _response(entry: ResumeEntry, interrupt: Any) -> Any:
+    if entry.status == "cancelled":
+        return CANCELLED
+    if entry.payload is None:
+        raise RunRefused("RESUME_INVALID", f"interrupt {entry.interrupt_id!r} is resolved without a payload")
+    schema = response_schema(interrupt)
+    if schema is not None:
+        try:
+            jsonschema.validate(entry.payload, schema)
+        except jsonschema.ValidationError as exc:
+            where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+            raise RunRefused("RESUME_INVALID", f"the answer to {entry.interrupt_id!r} does not match its "
+                                               f"responseSchema at {where}: {exc.message}") from None
+        except jsonschema.SchemaError as exc:
+            raise RunRefused("RESUME_INVALID", f"interrupt {entry.interrupt_id!r} has an invalid responseSchema: "
+                                               f"{exc.message}") from None
+    return entry.payload
+
+
+def _names(ids: Iterable[str]) -> str:
+    return ", ".join(repr(i) for i in ids) or "none"

@@ -1,0 +1,97 @@
+"""Human in the loop: a backend tool that runs only once a person approves it.
+
+``book_flight`` is gated by ``ToolBehavior(interrupt_on_call=True)``. The run that calls it ends with
+RUN_FINISHED ``outcome: {type: "interrupt"}``: one interrupt whose ``message`` asks the question and whose
+``responseSchema`` is ``{approved: boolean, reason?: string}``. The next request on the same thread carries
+``resume: [{interruptId, status: "resolved", payload: {approved: true}}]``: the parked Strands run goes on, the
+flight is booked and the model confirms. ``{approved: false}`` (or ``status: "cancelled"``) cancels the call;
+the model reads why and answers without booking.
+
+Scripted scenario (no ``STRANDS_AGUI_MODEL``):
+
+- the conversation ends with a tool result -> a sentence about the booking, or about the refusal
+- any user message -> ``book_flight`` to the city the words name after "to" (default Lisbon)
+
+Pauses wait in the session store (``strands-agui serve --sessions DIR``; default ``~/.strands/sessions``).
+Run: ``python -m strands_agui.examples.human_in_the_loop`` (port from ``PORT``, default 8000).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from strands import Agent, tool
+from strands.types.content import Messages
+
+from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior
+from strands_agui.examples._common import ToolOutcome, call, serve, tool_outcomes, user_text
+from strands_agui.server.endpoint import create_strands_app
+from strands_agui.tooling.models import model_from_env
+from strands_agui.tooling.scripted import Text, Turn
+
+NAME = "human_in_the_loop"
+DESCRIPTION = "A backend tool (book_flight) that runs only after you approve it."
+FRONTEND_TOOLS: list[Any] = []
+DEFAULT_CITY = "Lisbon"
+
+SYSTEM_PROMPT = (
+    "You are a travel assistant. Book flights with the book_flight tool when asked; the user approves each "
+    "booking. If a booking is rejected, say so and do not retry."
+)
+
+
+@tool
+def book_flight(city: str) -> dict:
+    """Book a flight to a city (a demo: nothing is really booked).
+
+    Args:
+        city: Where to fly, e.g. "Lisbon".
+    """
+    reference = hashlib.sha256(city.strip().lower().encode()).hexdigest()[:6].upper()
+    return {"booked": True, "city": city.strip(), "reference": f"FL-{reference}"}
+
+
+CONFIG = StrandsAgentConfig(tool_behaviors={"book_flight": ToolBehavior(interrupt_on_call=True)})
+_CITY = re.compile(r"\bto\s+([A-Z][A-Za-z' -]*)")
+
+
+def city_in(words: str) -> str:
+    match = _CITY.search(words)
+    return match.group(1).strip(" .'-") if match else DEFAULT_CITY
+
+
+def summary(outcome: ToolOutcome) -> str:
+    if isinstance(outcome.data, Mapping) and outcome.data.get("booked"):
+        return f"Your flight to {outcome.data.get('city')} is booked (reference {outcome.data.get('reference')})."
+    return f"I did not book the flight: {outcome.text}"
+
+
+def scenario(messages: Messages) -> Turn:
+    """Decide the scripted model's next turn from the conversation (see the module docstring)."""
+    outcomes = tool_outcomes(messages)
+    if outcomes:
+        return [Text(" ".join(summary(o) for o in outcomes))]
+    city = city_in(user_text(messages))
+    return [Text(f"I will book a flight to {city} once you approve."), call("book_flight", {"city": city})]
+
+
+def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
+    """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
+    strands_agent = Agent(
+        model=model_from_env(scenario, env=os.environ if env is None else env),
+        tools=[book_flight],
+        system_prompt=SYSTEM_PROMPT,
+        callback_handler=None,
+    )
+    return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION, config=CONFIG)
+
+
+agent = build_agent()
+app = create_strands_app(agent)
+
+if __name__ == "__main__":
+    serve(app)

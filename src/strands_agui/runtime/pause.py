@@ -1,0 +1,89 @@
+"""One run's view of its thread's pause: which Strands agent it runs, what it sends Strands, and what it
+leaves in the session store when Strands is done.
+
+* A request **with** ``resume`` holds the thread's stored pause for the whole run, restores the parked
+  Strands agent from it, checks the entries against the pending interrupts and sends them as
+  ``interruptResponse`` blocks. When the run ends without new interrupts the pause is removed.
+* A request **without** ``resume`` on a paused thread abandons the pause: the client's messages are the
+  truth (the official client never does this: it refuses to run a thread with unanswered interrupts). A run
+  that never pauses reads one path and writes nothing; a run that pauses parks its agent.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import Any
+
+from ag_ui.core import RunAgentInput
+from strands import Agent
+
+from ..config import StrandsAgentConfig
+from ..core.interrupts import resume_prompt
+from ..errors import RunFailure, RunRefused
+from .agents import AgentSource, build_run_agent
+from .approval import install_approval
+from .conversation import conversation
+from .sessions import SessionStore, attach
+
+
+class ThreadPause:
+    """The pause bookkeeping of one run on ``input_data.thread_id`` (``stack`` holds the thread's lock)."""
+
+    def __init__(self, store: SessionStore, input_data: RunAgentInput, stack: ExitStack) -> None:
+        self.store = store
+        self.input = input_data
+        self.thread = input_data.thread_id
+        self.stack = stack
+        self.agent: Agent | None = None
+        self.resuming = bool(input_data.resume)
+
+    def open(self, source: AgentSource, config: StrandsAgentConfig, prompt: Any) -> tuple[Agent, Any]:
+        """The run's Strands agent and what to stream it with; raises :class:`RunRefused`."""
+        if self.resuming:
+            return self._resume(source, config)
+        if self.store.paused_at(self.thread) is not None:
+            with self.store.hold(self.thread):
+                self.store.remove(self.thread)
+        self.agent = build_run_agent(source, self.input, conversation(self.input).history)
+        install_approval(self.agent, config)
+        return self.agent, prompt
+
+    def _resume(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent, Any]:
+        self.stack.enter_context(self.store.hold(self.thread))
+        paused_at = self.store.paused_at(self.thread)
+        if paused_at is None or self.store.expired(paused_at):
+            self.store.remove(self.thread)
+            raise RunRefused("INTERRUPT_EXPIRED", f"the paused run is older than the retention of "
+                                                  f"{self.store.retention_seconds:.0f} s and was removed")
+        agent = build_run_agent(source, self.input, None)
+        install_approval(agent, config)
+        try:
+            attach(agent, self.store.session_manager(self.thread))
+        except Exception as exc:  # noqa: BLE001 - a store failure is a documented RUN_ERROR
+            raise RunRefused("SESSION_ERROR", f"{type(exc).__name__}: {exc}") from exc
+        state = agent._interrupt_state
+        pending = {i.id: i for i in state.interrupts.values() if i.response is None} if state.activated else {}
+        if not pending:
+            self.store.remove(self.thread)
+            raise RunRefused("INTERRUPT_NOT_FOUND", "the thread has no pending interrupt (already resumed?)")
+        prompt = resume_prompt(self.input.resume or [], pending)
+        self.agent = agent
+        return agent, prompt
+
+    def settle(self) -> RunFailure | None:
+        """After Strands is done, before the terminal event: park a new pause, or forget a finished one."""
+        if self.agent is None:
+            return None
+        try:
+            if self.agent._interrupt_state.activated:
+                if self.resuming:
+                    self.store.refresh(self.thread)  # the attached session manager already holds the state
+                else:
+                    self.store.park(self.thread, self.agent)
+            elif self.resuming:
+                self.store.remove(self.thread)
+        except RunRefused as exc:
+            return exc.failure
+        except Exception as exc:  # noqa: BLE001 - a store failure is a documented RUN_ERROR
+            return RunFailure("SESSION_ERROR", f"{type(exc).__name__}: {exc}")
+        return None

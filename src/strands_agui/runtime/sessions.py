@@ -1,0 +1,167 @@
+"""Where a paused run waits between requests: one Strands session per AG-UI thread.
+
+Nothing else is kept between requests. A run that never pauses reads at most one path and writes nothing.
+A run that pauses stores its Strands agent (conversation, state, ``_interrupt_state``) through a Strands
+``SessionManager``; the resume restores it on whichever worker serves it, and a thread that finishes has its
+session removed.
+
+:class:`SessionStore` is the interface; :class:`FileSessions` keeps sessions in a directory with Strands'
+``FileSessionManager``. Its invariants:
+
+* **Atomic publish.** A pause is written to a staging directory and renamed into place, so a resume never
+  reads half a session.
+* **One run per paused thread.** A run that touches a paused session holds an exclusive ``flock`` on the
+  session's directory for the whole run (non-blocking: a second run gets ``THREAD_BUSY`` at once). The lock
+  belongs to the open directory, so it is shared correctly between processes (``--workers N``) and between
+  requests of one process; it goes away with the directory, so no lock file outlives its thread.
+* **Bounded.** A pause older than ``retention_seconds`` is expired: removed when a request touches its
+  thread, and swept whenever another pause is stored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import time
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from pathlib import Path
+
+from strands import Agent
+from strands.session import FileSessionManager
+from strands.session.session_manager import SessionManager
+
+from ..errors import RunRefused
+
+DEFAULT_RETENTION_SECONDS = 24 * 3600.0
+STAGING_SECONDS = 3600.0  # a staging directory this old was left by a crashed worker
+SESSIONS_ENV = "STRANDS_AGUI_SESSIONS"
+DEFAULT_DIRECTORY = Path.home() / ".strands" / "sessions"
+
+
+def session_id(thread_id: str) -> str:
+    """The Strands session id of a thread: a digest, so any thread id is a safe file name."""
+    return "agui-" + hashlib.sha256(thread_id.encode("utf-8")).hexdigest()[:40]
+
+
+class SessionStore(ABC):
+    """Pause state of AG-UI threads, kept in Strands session managers (see the module docstring)."""
+
+    retention_seconds: float = DEFAULT_RETENTION_SECONDS
+
+    @abstractmethod
+    def session_manager(self, thread_id: str) -> SessionManager:
+        """The Strands session manager of the thread's stored pause (restores the agent it is attached to)."""
+
+    @abstractmethod
+    def paused_at(self, thread_id: str) -> float | None:
+        """When the thread's pause was stored (epoch seconds), or None when the thread is not paused."""
+
+    @abstractmethod
+    def hold(self, thread_id: str) -> contextlib.AbstractContextManager[None]:
+        """Exclusive use of the thread's stored pause for one run; raises ``RunRefused("THREAD_BUSY")``
+        when another run holds it, ``RunRefused("INTERRUPT_NOT_FOUND")`` when there is none (any more)."""
+
+    @abstractmethod
+    def park(self, thread_id: str, agent: Agent) -> None:
+        """Store ``agent`` (which just paused) as the thread's pause, replacing any older one."""
+
+    @abstractmethod
+    def remove(self, thread_id: str) -> None:
+        """Forget the thread's pause (no error when there is none)."""
+
+    def refresh(self, thread_id: str) -> None:  # noqa: B027 - optional
+        """A resumed run paused again: its retention starts over (the state itself is already stored)."""
+
+    def expired(self, paused_at: float) -> bool:
+        return time.time() - paused_at > self.retention_seconds
+
+
+class FileSessions(SessionStore):
+    """Sessions in ``directory`` (``FileSessionManager`` layout: ``session_<id>/agents/...``)."""
+
+    def __init__(self, directory: str | os.PathLike[str], *,
+                 retention_seconds: float = DEFAULT_RETENTION_SECONDS) -> None:
+        self.directory = Path(directory)
+        self.retention_seconds = retention_seconds
+
+    def _path(self, thread_id: str) -> Path:
+        return self.directory / f"session_{session_id(thread_id)}"
+
+    def session_manager(self, thread_id: str) -> SessionManager:
+        return FileSessionManager(session_id=session_id(thread_id), storage_dir=str(self.directory))
+
+    def paused_at(self, thread_id: str) -> float | None:
+        try:
+            return (self._path(thread_id) / "session.json").stat().st_mtime
+        except FileNotFoundError:
+            return None
+
+    @contextlib.contextmanager
+    def hold(self, thread_id: str) -> Iterator[None]:
+        path = self._path(thread_id)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError:
+            raise RunRefused("INTERRUPT_NOT_FOUND", "the thread has no paused run (already resumed?)") from None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise RunRefused("THREAD_BUSY", "another run is resuming this thread") from None
+            if not (path / "session.json").exists():  # removed by the run that held it before us
+                raise RunRefused("INTERRUPT_NOT_FOUND", "the thread has no paused run (already resumed?)")
+            yield
+        finally:
+            os.close(fd)
+
+    def park(self, thread_id: str, agent: Agent) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.sweep()
+        staging = self.directory / f".staging-{uuid.uuid4().hex}"
+        try:
+            FileSessionManager(session_id=session_id(thread_id), storage_dir=str(staging)).initialize(agent)
+            target = self._path(thread_id)
+            if target.exists():
+                with self.hold(thread_id):
+                    shutil.rmtree(target)
+            os.rename(staging / target.name, target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+    def refresh(self, thread_id: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.utime(self._path(thread_id) / "session.json")
+
+    def remove(self, thread_id: str) -> None:
+        shutil.rmtree(self._path(thread_id), ignore_errors=True)
+
+    def sweep(self) -> None:
+        """Remove every expired pause (and staging left by a crashed worker)."""
+        for entry in self.directory.iterdir():
+            try:
+                stamp = (entry / "session.json").stat().st_mtime if entry.name.startswith("session_") \
+                    else entry.stat().st_mtime
+            except FileNotFoundError:
+                continue
+            stale = self.expired(stamp) if entry.name.startswith("session_") \
+                else entry.name.startswith(".staging-") and time.time() - stamp > STAGING_SECONDS
+            if stale:
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def default_store() -> FileSessions:
+    """``$STRANDS_AGUI_SESSIONS`` (set by ``strands-agui serve --sessions DIR``), else ``~/.strands/sessions``."""
+    return FileSessions(os.environ.get(SESSIONS_ENV) or DEFAULT_DIRECTORY)
+
+
+def attach(agent: Agent, manager: SessionManager) -> None:
+    """Restore ``agent`` from ``manager`` and keep the session in step with it from now on (what
+    ``Agent(session_manager=...)`` does, for an agent that already exists)."""
+    manager.initialize(agent)
+    agent.hooks.add_hook(manager)
+    agent._session_manager = manager

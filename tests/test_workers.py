@@ -1,0 +1,125 @@
+"""Pauses survive the process that parked them: ``strands-agui serve`` processes sharing one ``--sessions``
+directory resume each other's pauses, after a restart too, and under ``--workers 2``; two resumes of one
+pause never both run it.
+
+Real processes on loopback (the CLI, uvicorn), the human_in_the_loop example on its scripted model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).parent.parent
+ROUTE = "/human_in_the_loop"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serve(sessions: Path, workers: int = 1) -> Iterator[str]:
+    """``strands-agui serve`` in its own process group; yields its base URL once ``/ping`` answers."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions", str(sessions),
+         "--workers", str(workers), "--log-level", "warning"],
+        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, f"server exited: {proc.stderr.read().decode()[-2000:]}"  # type: ignore[union-attr]
+            try:
+                if httpx.get(f"{url}/ping", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.1)
+        yield url
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(20)
+
+
+def post(url: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    response = httpx.post(url + ROUTE, json=body, headers={"Accept": "text/event-stream"}, timeout=30)
+    assert response.status_code == 200, response.text
+    return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
+
+
+def held_messages(first: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the client holds after the paused run: its message, and the assistant text with the tool call."""
+    text = next(e for e in events if e["type"] == "TEXT_MESSAGE_START")["messageId"]
+    call = next(e for e in events if e["type"] == "TOOL_CALL_START")
+    args = "".join(e["delta"] for e in events if e["type"] == "TOOL_CALL_ARGS")
+    content = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    return [*first["messages"], {"id": text, "role": "assistant", "content": content, "toolCalls": [
+        {"id": call["toolCallId"], "type": "function", "function": {"name": call["toolCallName"], "arguments": args}}]}]
+
+
+def pause(url: str, thread: str, city: str = "Porto") -> dict[str, Any]:
+    """Pause a fresh run on ``url``; returns the resume request that approves it."""
+    first = {"threadId": thread, "runId": "r1", "messages": [{"id": "u1", "role": "user",
+                                                               "content": f"fly me to {city}"}]}
+    events = post(url, first)
+    assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "interrupt", events[-1]
+    (interrupt,) = events[-1]["outcome"]["interrupts"]
+    return {"threadId": thread, "runId": "r2", "messages": held_messages(first, events),
+            "resume": [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]}
+
+
+def booked(events: list[dict[str, Any]], city: str = "Porto") -> bool:
+    results = [e["content"] for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    return events[-1]["type"] == "RUN_FINISHED" and "outcome" not in events[-1] and len(results) == 1 \
+        and f'"city": "{city}"' in results[0]
+
+
+def test_a_pause_resumes_in_another_process_and_after_a_restart(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    with serve(sessions) as a, serve(sessions) as b:
+        for i in range(4):
+            parked_on, resumed_on = (a, b) if i % 2 == 0 else (b, a)
+            resume = pause(parked_on, f"cross-{uuid.uuid4().hex}")
+            assert booked(post(resumed_on, resume))
+        survivors = [pause(a, f"restart-{i}-{uuid.uuid4().hex}") for i in range(2)]
+    with serve(sessions) as c:
+        for resume in survivors:
+            assert booked(post(c, resume))
+            again = post(c, resume)
+            assert again[-1]["type"] == "RUN_ERROR" and again[-1]["code"] == "INTERRUPT_NOT_FOUND"
+    assert not list(sessions.glob("session_*")), "finished threads leave no pause state"
+
+
+def test_two_workers_serve_pauses_and_one_of_two_racing_resumes_wins(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    with serve(sessions, workers=2) as url:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            resumes = list(pool.map(lambda i: pause(url, f"w-{i}-{uuid.uuid4().hex}"), range(6)))
+            assert all(pool.map(lambda r: booked(post(url, r)), resumes))
+            for _ in range(3):
+                race = pause(url, f"race-{uuid.uuid4().hex}")
+                outcomes = list(pool.map(lambda r: post(url, r), [race, race]))
+                winners = [o for o in outcomes if booked(o)]
+                losers = [o[-1].get("code") for o in outcomes if not booked(o)]
+                assert len(winners) == 1, outcomes
+                assert losers[0] in {"THREAD_BUSY", "INTERRUPT_NOT_FOUND"}
+                assert booked(post(url, pause(url, race["threadId"]))), "the thread is still usable"
+    assert not list(sessions.glob("session_*"))
