@@ -210,6 +210,18 @@ async def test_an_expired_pause_is_refused_and_removed(tmp_path: Path) -> None:
     assert sessions.paused_at("thread-hitl") is None and hitl_scenarios.EXECUTIONS == []
 
 
+async def test_cancelling_what_is_no_longer_waited_for_just_finishes(tmp_path: Path) -> None:
+    adapter, held, interrupts, sessions = await paused_thread(tmp_path, retention_seconds=0.0)
+    cancel = resume_input(held, [{"interruptId": i["id"], "status": "cancelled"} for i in interrupts])
+    for _ in range(2):  # expired, then gone: either way nothing runs and nothing is waited for
+        events = await run(adapter, cancel)
+        assert error_code(events) is None and "outcome" not in events[-1]
+        assert [e["type"] for e in events] == ["RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
+    assert sessions.paused_at("thread-hitl") is None and hitl_scenarios.EXECUTIONS == []
+    report = assert_valid_stream(events, input=wire(cancel))
+    assert report["pending_interrupts"] == [] and report["messages"] == held
+
+
 async def test_a_run_on_a_thread_another_run_holds_is_refused(tmp_path: Path) -> None:
     adapter, held, interrupts, sessions = await paused_thread(tmp_path)
     with sessions.hold("thread-hitl"):
@@ -241,3 +253,11 @@ async def test_a_resume_on_a_thread_that_never_paused_is_refused(tmp_path: Path)
     adapter = adapter_for(BY_NAME["approval_rejected"], FileSessions(tmp_path))
     entries = [{"interruptId": "v1:x", "status": "resolved", "payload": {"approved": True}}]
     assert error_code(await run(adapter, resume_input([], entries))) == "INTERRUPT_NOT_FOUND"
+
+
+async def test_a_pause_the_store_cannot_keep_ends_with_session_error(tmp_path: Path) -> None:
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    events = await run(adapter_for(BY_NAME["approval_rejected"], FileSessions(blocked)), pause_input())
+    assert error_code(events) == "SESSION_ERROR"
+    check_ag_ui_validate(events)

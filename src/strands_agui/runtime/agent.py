@@ -69,8 +69,10 @@ class StrandsAgent:
         with ExitStack() as stack:  # holds a paused thread for the whole run
             pause = ThreadPause(self.sessions or default_store(), input_data, stack)
 
-            def live(prompt: Prompt) -> tuple[AsyncIterator[Mapping[str, Any]], Callable[[], Any]]:
+            def live(prompt: Prompt) -> tuple[AsyncIterator[Mapping[str, Any]], Callable[[], Any] | None]:
                 agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt)
+                if agent is None:
+                    return _nothing(), None
                 stream = agent.stream_async(strands_prompt)
                 return (record_stream(stream, recorder) if recorder is not None else stream), agent.cancel
 
@@ -156,6 +158,12 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
         failure = failure or settled
     async for out in _end(translator, failure):
         yield out
+
+
+async def _nothing() -> AsyncIterator[Mapping[str, Any]]:
+    """The Strands events of a run with nothing to do."""
+    return
+    yield
 
 
 async def _drain(source: AsyncIterator[Mapping[str, Any]]) -> None:

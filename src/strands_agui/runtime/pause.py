@@ -4,6 +4,8 @@ leaves in the session store when Strands is done.
 * A request **with** ``resume`` holds the thread's stored pause for the whole run, restores the parked
   Strands agent from it, checks the entries against the pending interrupts and sends them as
   ``interruptResponse`` blocks. When the run ends without new interrupts the pause is removed.
+* A resume whose entries are all ``cancelled``, on a thread with nothing (any more) to resume, finishes at
+  once: nothing runs and nothing is waited for (how a client drops an expired interrupt).
 * A request **without** ``resume`` on a paused thread abandons the pause: the client's messages are the
   truth (the official client never does this: it refuses to run a thread with unanswered interrupts). A run
   that never pauses reads one path and writes nothing; a run that pauses parks its agent.
@@ -11,11 +13,13 @@ leaves in the session store when Strands is done.
 
 from __future__ import annotations
 
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from ag_ui.core import RunAgentInput
 from strands import Agent
+from strands.types.exceptions import SessionException
 
 from ..config import StrandsAgentConfig
 from ..core.interrupts import resume_prompt
@@ -24,6 +28,15 @@ from .agents import AgentSource, build_run_agent
 from .approval import install_approval
 from .conversation import conversation
 from .sessions import SessionStore, attach
+
+
+@contextmanager
+def store_errors() -> Iterator[None]:
+    """A failing session store (I/O, a corrupt session) is the documented ``SESSION_ERROR``."""
+    try:
+        yield
+    except (OSError, SessionException) as exc:
+        raise RunRefused("SESSION_ERROR", f"{type(exc).__name__}: {exc}") from exc
 
 
 class ThreadPause:
@@ -37,30 +50,38 @@ class ThreadPause:
         self.agent: Agent | None = None
         self.resuming = bool(input_data.resume)
 
-    def open(self, source: AgentSource, config: StrandsAgentConfig, prompt: Any) -> tuple[Agent, Any]:
-        """The run's Strands agent and what to stream it with; raises :class:`RunRefused`."""
+    def open(self, source: AgentSource, config: StrandsAgentConfig, prompt: Any) -> tuple[Agent | None, Any]:
+        """The run's Strands agent and what to stream it with (no agent: a resume that only cancels what is
+        no longer waited for, so the run has nothing to do); raises :class:`RunRefused`."""
         if self.resuming:
-            return self._resume(source, config)
-        if self.store.paused_at(self.thread) is not None:
-            with self.store.hold(self.thread):
-                self.store.remove(self.thread)
+            with store_errors():
+                return self._resume(source, config)
+        with store_errors():
+            if self.store.paused_at(self.thread) is not None:
+                with self.store.hold(self.thread):
+                    self.store.remove(self.thread)
         self.agent = build_run_agent(source, self.input, conversation(self.input).history)
         install_approval(self.agent, config)
         return self.agent, prompt
 
-    def _resume(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent, Any]:
-        self.stack.enter_context(self.store.hold(self.thread))
+    def _resume(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent | None, Any]:
+        cancels_only = all(entry.status == "cancelled" for entry in self.input.resume or ())
+        try:
+            self.stack.enter_context(self.store.hold(self.thread))
+        except RunRefused as exc:
+            if exc.code == "INTERRUPT_NOT_FOUND" and cancels_only:
+                return None, None  # nothing is waited for any more: the run just finishes
+            raise
         paused_at = self.store.paused_at(self.thread)
         if paused_at is None or self.store.expired(paused_at):
             self.store.remove(self.thread)
+            if cancels_only:
+                return None, None
             raise RunRefused("INTERRUPT_EXPIRED", f"the paused run is older than the retention of "
                                                   f"{self.store.retention_seconds:.0f} s and was removed")
         agent = build_run_agent(source, self.input, None)
         install_approval(agent, config)
-        try:
-            attach(agent, self.store.session_manager(self.thread))
-        except Exception as exc:  # noqa: BLE001 - a store failure is a documented RUN_ERROR
-            raise RunRefused("SESSION_ERROR", f"{type(exc).__name__}: {exc}") from exc
+        attach(agent, self.store.session_manager(self.thread))
         state = agent._interrupt_state
         pending = {i.id: i for i in state.interrupts.values() if i.response is None} if state.activated else {}
         if not pending:
