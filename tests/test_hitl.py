@@ -170,6 +170,7 @@ def error_code(events: list[dict[str, Any]]) -> str | None:
     ("wrong-shape", "RESUME_INVALID"),
     ("no-payload", "RESUME_INVALID"),
     ("twice", "RESUME_INVALID"),
+    ("new-message", "RESUME_INVALID"),
 ])
 async def test_a_wrong_resume_is_refused_and_the_pause_stays_resumable(tmp_path: Path, entries: str,
                                                                          code: str) -> None:
@@ -177,8 +178,9 @@ async def test_a_wrong_resume_is_refused_and_the_pause_stays_resumable(tmp_path:
     bad = {"unknown-id": [{"interruptId": "v1:no-such-interrupt", "status": "resolved", "payload": {"approved": True}}],
            "wrong-shape": approve(interrupts, {"approved": "yes"}),
            "no-payload": [{"interruptId": interrupts[0]["id"], "status": "resolved"}],
-           "twice": approve(interrupts) * 2}[entries]
-    refused = await run(adapter, resume_input(held, bad))
+           "twice": approve(interrupts) * 2, "new-message": approve(interrupts)}[entries]
+    extra = [{"id": "user-2", "role": "user", "content": "and a hotel"}] if entries == "new-message" else []
+    refused = await run(adapter, resume_input(held + extra, bad))
     assert error_code(refused) == code
     check_ag_ui_validate(refused)
     assert hitl_scenarios.EXECUTIONS == []

@@ -25,8 +25,8 @@ ERROR_CODES: dict[str, str] = {
     "INTERRUPT_NOT_FOUND": "A resume names an interrupt the thread is not waiting for: an unknown id, or a thread "
     "with no paused run (already resumed, so an identical resume sent twice gets this and changes nothing).",
     "RESUME_INCOMPLETE": "A resume does not answer every pending interrupt of the thread.",
-    "RESUME_INVALID": "A resume answer does not match its interrupt's responseSchema, or a resolved entry has no "
-    "payload, or one interrupt is answered twice.",
+    "RESUME_INVALID": "A resume answer does not match its interrupt's responseSchema, a resolved entry has no "
+    "payload, one interrupt is answered twice, or the resume carries a new user message.",
     "INTERRUPT_EXPIRED": "The paused run is older than the session store's retention; its state was removed.",
     "THREAD_BUSY": "Another run holds this paused thread (a concurrent resume); nothing was changed.",
     "SESSION_ERROR": "The session store could not read or write the thread's pause state.",

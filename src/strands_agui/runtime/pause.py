@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-from ag_ui.core import RunAgentInput
+from ag_ui.core import AssistantMessage, RunAgentInput, UserMessage
 from strands import Agent
 from strands.types.exceptions import SessionException
 
@@ -87,9 +87,23 @@ class ThreadPause:
         if not pending:
             self.store.remove(self.thread)
             raise RunRefused("INTERRUPT_NOT_FOUND", "the thread has no pending interrupt (already resumed?)")
+        parked = state.pending_tool_execution
+        if parked is not None:
+            self._refuse_new_messages({b["toolUse"]["toolUseId"] for b in parked.assistant_message["content"]
+                                       if "toolUse" in b})
         prompt = resume_prompt(self.input.resume or [], pending)
         self.agent = agent
         return agent, prompt
+
+    def _refuse_new_messages(self, parked_calls: set[str]) -> None:
+        """The model continues the parked conversation: a user message the client added after the parked
+        tool calls would never reach it, so such a resume is refused (send it once the resumed run is done)."""
+        messages = list(self.input.messages)
+        last = max((i for i, m in enumerate(messages) if isinstance(m, AssistantMessage)
+                    and any(c.id in parked_calls for c in m.tool_calls or ())), default=None)
+        if last is not None and any(isinstance(m, UserMessage) for m in messages[last + 1:]):
+            raise RunRefused("RESUME_INVALID", "a resume cannot carry a new user message: the paused run "
+                                               "continues first; send the message after it finishes")
 
     def settle(self) -> RunFailure | None:
         """After Strands is done, before the terminal event: park a new pause, or forget a finished one."""
