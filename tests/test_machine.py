@@ -82,16 +82,16 @@ def test_no_automatic_transitions() -> None:
 
 
 async def test_an_illegal_trigger_at_run_time_ends_the_run_with_invalid_transition(monkeypatch) -> None:
-    from strands_agui.core.translator import Translator
+    from strands_agui.core.handlers.tools import ToolHandler
 
     scenario = BY_NAME["backend_tool"]
-    original = Translator.on_tool_result_message
+    original = ToolHandler.on_tool_result_message
 
     def buggy(self, message):  # a translator bug: opens text while tools are still awaited
-        self.fire("open_text", "bug")
+        self.run.fire("open_text", "bug")
         return original(self, message)
 
-    monkeypatch.setattr(Translator, "on_tool_result_message", buggy)
+    monkeypatch.setattr(ToolHandler, "on_tool_result_message", buggy)
     events = dump_events([e async for e in StrandsAgent(scenario.agent()).run(scenario.input)])
     assert events[-1]["type"] == "RUN_ERROR"
     assert events[-1]["code"] == "INVALID_TRANSITION"
@@ -128,7 +128,7 @@ def test_internal_moves_are_checked_against_the_table() -> None:
     translator.start()
     with pytest.raises(MachineError):
         translator.move("text_delta", "data")  # no text message is open
-    translator.on_text_delta({"data": "hi"})
+    translator.handle({"data": "hi"})
     translator.move("text_delta", "data")
     assert translator.state == "streaming_text"
 

@@ -1,0 +1,55 @@
+"""What every handler shares: the items a handler returns, and the base that binds it to its run."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from ag_ui.core import BaseEvent
+
+from ...config import ToolCallContext
+
+if TYPE_CHECKING:
+    from ..translator import Translator
+
+
+@dataclass(frozen=True)
+class HookCall:
+    """A user hook to run between two Strands events: ``kind`` names the ToolBehavior field."""
+
+    kind: str
+    fn: Callable[..., Any]
+    context: ToolCallContext
+
+
+Item: TypeAlias = BaseEvent | HookCall
+
+
+@dataclass
+class Turn:
+    """What one model turn has shown the client so far."""
+
+    text_message_id: str | None = None
+    tool_use_ids: list[str] = field(default_factory=list)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def parse_args(args: str) -> Any:
+    """Tool arguments as data; text that is not JSON stays text."""
+    try:
+        return json.loads(args) if args else {}
+    except ValueError:
+        return args
+
+
+class Handler:
+    """One concern of one run's translation. ``run`` is the translator: the machine and the shared run state."""
+
+    def __init__(self, run: Translator) -> None:
+        self.run = run
