@@ -3,7 +3,8 @@
 #   make tools     system tools (graphviz `dot`, chromium; node/npm if absent) via apt-get when missing
 #   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
 #   make run       serve the demo agent           (ARGS='--port 8000' ...)
-#   make diagrams  render the state-machine diagrams into diagrams/
+#   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
+#   make screenshots  the console screenshots in docs/ (headless Chromium)
 #   make bench     translator cost per Strands event vs the bare EventEncoder (tests/bench.py)
 #   make lint      ruff + mypy
 #   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
@@ -33,12 +34,12 @@ export npm_config_update_notifier := false
 # root on CI; elsewhere fall back to passwordless sudo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
 
-.PHONY: all venv node-deps node-tool deps tools test run diagrams bench lint clean distclean help
+.PHONY: all venv node-deps node-tool deps tools test run diagrams screenshots bench lint clean distclean help
 
 all: test
 
 help:
-	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,11p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
@@ -72,6 +73,7 @@ node-tool:
 tools:
 	@command -v dot >/dev/null 2>&1 || { echo ">> installing graphviz (apt)"; $(call apt_install,graphviz); }
 	@test -x /usr/bin/chromium || { echo ">> installing chromium (apt)"; $(call apt_install,chromium fonts-liberation); }
+	@fc-list 2>/dev/null | grep -q NotoColorEmoji || { echo ">> installing fonts-noto-color-emoji (apt)"; $(call apt_install,fonts-noto-color-emoji); }
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || $(MAKE) node-tool
 
 test: deps tools
@@ -81,7 +83,10 @@ run: deps
 	$(BIN)/strands-agui serve $(ARGS)
 
 diagrams: deps tools
-	$(BIN)/strands-agui diagram --out diagrams --readme README.md
+	$(BIN)/strands-agui diagram --out diagrams --readme README.md --console src/strands_agui/server/static/run_machine.svg
+
+screenshots: deps tools
+	$(PYTHON) -m tests.console.screenshots docs
 
 bench: deps
 	$(PYTHON) -m tests.bench $(ARGS)

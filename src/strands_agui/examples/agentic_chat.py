@@ -7,6 +7,7 @@ changes its background and sends the result back in a follow-up run, which the m
 Scripted scenario (no ``STRANDS_AGUI_MODEL``):
 
 - the conversation ends with a tool result (the page's follow-up) -> "Done: the background is now <colour>."
+  (or, when the page's result starts with "error", what the page refused)
 - the user's words mention a background or a colour -> a short sentence, then
   ``change_background({"background": <the CSS colour named in the words, default "lightblue">})``
 - anything else -> a friendly few-sentence answer echoing the user's words
@@ -97,6 +98,10 @@ def scenario(messages: Messages) -> Turn:
     """Decide the scripted model's next turn from the conversation (see the module docstring)."""
     outcomes = tool_outcomes(messages)
     if outcomes:
+        refused = [o.text for o in outcomes if o.name == CHANGE_BACKGROUND.name and o.text.startswith("error")]
+        if refused:
+            return [Text(f"The page refused that background ({refused[-1].removeprefix('error: ')}). "
+                         "Try a colour name, a hex code or a gradient.")]
         done = [_background_of(o.input, o.text) for o in outcomes if o.name == CHANGE_BACKGROUND.name]
         if done:
             return [Text(f"Done: the background is now {done[-1]}.")]

@@ -6,7 +6,8 @@
   ``{"path", "name", "description", "frontendTools", "initialState"}`` (``frontendTools`` are the AG-UI
   ``Tool`` objects the page declares in ``RunAgentInput.tools`` and runs itself)
 - ``GET /ping``: liveness
-- ``GET /``: the console page
+- ``GET /``: the console page; the endpoints have ``inspect=True``, so the page can ask for each run's
+  machine trace and replayable log (``strands_agui.server.inspector``)
 
 Run: ``python -m examples.server`` then open http://127.0.0.1:8000/ (port from ``PORT``).
 """
@@ -61,7 +62,7 @@ def build_app(cors_origins: Sequence[str] = ()) -> FastAPI:
                            allow_headers=["*"])
     entries = [example_entry(module) for module in EXAMPLES]
     for module, entry in zip(EXAMPLES, entries, strict=True):
-        add_strands_fastapi_endpoint(app, module.agent, entry["path"])
+        add_strands_fastapi_endpoint(app, module.agent, entry["path"], inspect=True)
 
     async def ping() -> dict[str, str]:
         return {"status": "ok"}

@@ -1,10 +1,19 @@
-"""A browser chat console for the served examples: one self-contained HTML page (inline CSS and JS, no build
-step, no network resources).
+"""The browser console for the served examples: a page, its scripts and styles, and the machine's diagram.
 
-The page lists the examples from ``GET /examples``, keeps one AG-UI thread per example (threadId, messages,
-state) with a small reducer, POSTs ``RunAgentInput`` to the example's path and reads the SSE response as it
-streams. It runs the frontend tools it knows (``change_background``) and sends the follow-up run itself.
-It is served from the same origin as the endpoints, so no CORS is involved.
+Everything is in the package's ``static`` directory (no build step, no network resources):
+
+* ``console.html`` (markup), ``console.css``;
+* ES modules: ``agui.js`` (SSE reader and the AG-UI reducer, mirroring ``@ag-ui/client``), ``markdown.js``
+  (safe markdown), ``views.js`` (messages, tool cards, subagents, interrupts), ``state.js`` (state views),
+  ``machine.js`` (the live machine and the inspector), ``console.js`` (threads, runs, frontend tools);
+* ``vendor/``: markdown-it and fast-json-patch (MIT, licences beside them);
+* ``run_machine.svg``: the run machine drawn from ``core.machine.TRANSITIONS`` (``tooling.diagrams``).
+
+The page lists the examples from ``GET /examples``, keeps one AG-UI thread per example and POSTs
+``RunAgentInput`` to the example's path. Only the files named in :data:`ASSETS` are served (no path is ever
+joined from the request), and the page is sent with a Content-Security-Policy that allows scripts, styles,
+images and requests from its own origin only: text a model or tool wrote can never run as script or make
+the browser fetch another address.
 """
 
 from __future__ import annotations
@@ -12,27 +21,59 @@ from __future__ import annotations
 from functools import cache
 from importlib.resources import files
 
-from fastapi import FastAPI
-from fastapi.responses import HTMLResponse
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import HTMLResponse, Response
 
 CONSOLE_PAGE = "console.html"
+ASSET_PREFIX = "/console/"
+ASSETS: dict[str, str] = {
+    "console.css": "text/css; charset=utf-8",
+    "agui.js": "text/javascript; charset=utf-8",
+    "markdown.js": "text/javascript; charset=utf-8",
+    "views.js": "text/javascript; charset=utf-8",
+    "state.js": "text/javascript; charset=utf-8",
+    "machine.js": "text/javascript; charset=utf-8",
+    "console.js": "text/javascript; charset=utf-8",
+    "vendor/markdown-it.min.js": "text/javascript; charset=utf-8",
+    "vendor/fast-json-patch.min.js": "text/javascript; charset=utf-8",
+    "run_machine.svg": "image/svg+xml",
+}
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
 
 
 @cache
+def static_text(name: str) -> str:
+    """A file of the package's ``static`` directory."""
+    return (files("strands_agui.server") / "static" / name).read_text(encoding="utf-8")
+
+
 def console_html() -> str:
-    """The console page, read from the package's ``static`` directory."""
-    return (files("strands_agui.server") / "static" / CONSOLE_PAGE).read_text(encoding="utf-8")
+    """The console page."""
+    return static_text(CONSOLE_PAGE)
 
 
 def mount_console(app: FastAPI, path: str = "/") -> None:
-    """Serve the console page at ``GET path``. The page expects ``GET /examples`` on the same app."""
+    """Serve the console page at ``GET path`` and its files under ``/console/``. The page expects
+    ``GET /examples`` on the same app."""
     page = console_html()
 
     async def console() -> HTMLResponse:
-        return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse(page, headers={**_HEADERS, "Content-Security-Policy": CONTENT_SECURITY_POLICY})
+
+    async def asset(name: str) -> Response:
+        media_type = ASSETS.get(name)
+        if media_type is None:
+            raise HTTPException(status_code=404, detail=f"the console has no file {name!r}")
+        return Response(static_text(name), media_type=media_type, headers=_HEADERS)
 
     app.add_api_route(path, console, methods=["GET"], response_class=HTMLResponse, include_in_schema=False,
                       name="strands_agui_console")
+    app.add_api_route(ASSET_PREFIX + "{name:path}", asset, methods=["GET"], include_in_schema=False,
+                      name="strands_agui_console_asset")
 
 
-__all__ = ["mount_console", "console_html"]
+__all__ = ["ASSETS", "CONTENT_SECURITY_POLICY", "console_html", "mount_console", "static_text"]

@@ -53,6 +53,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from ..runtime.agent import StrandsAgent
 from ..runtime.sessions import SessionStore
+from .inspector import inspected_run, wants_inspection
 from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, require_event_stream, require_json_body
 from .streaming import _run_pump, _RunPump, encode_event
 
@@ -93,13 +94,16 @@ def add_strands_fastapi_endpoint(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
     name: str | None = None,
+    inspect: bool = False,
 ) -> None:
     """Register ``POST path``: a RunAgentInput body in, the run's AG-UI events out as SSE.
 
     ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first. A request they refuse, or one
     answered 406, 413, 415 or 422, never starts a run. A started run streams with status 200 and
     ends with one RUN_FINISHED or RUN_ERROR, unless the client leaves first, which cancels it.
-    ``keepalive_seconds`` is the longest silence before a ``: ping`` comment.
+    ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. ``inspect=True`` lets a request
+    ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``; development
+    servers only: it shows the raw Strands events).
     """
     _check_settings(max_body_bytes, keepalive_seconds)
 
@@ -107,7 +111,8 @@ def add_strands_fastapi_endpoint(
         input_data: RunAgentInput, pump: Annotated[_RunPump, Depends(_run_pump)]
     ) -> AsyncIterator[ServerSentEvent]:
         """The run's SSE frames; FastAPI writes them. Runs only once every dependency has passed."""
-        async with aclosing(pump.frames(agent.run(input_data), keepalive_seconds)) as frames:
+        events = inspected_run(agent, input_data) if inspect and wants_inspection(input_data) else agent.run(input_data)
+        async with aclosing(pump.frames(events, keepalive_seconds)) as frames:
             async for frame in frames:
                 yield frame
 

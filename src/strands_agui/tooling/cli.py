@@ -3,7 +3,7 @@
     strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--workers N]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR] [--format jsonl|sse] [--trace]
-    strands-agui diagram [--out diagrams] [--no-svg]
+    strands-agui diagram [--out diagrams] [--no-svg] [--readme README.md] [--console PATH]
 """
 
 from __future__ import annotations
@@ -93,6 +93,11 @@ def cmd_diagram(args: argparse.Namespace) -> int:
         print(path)
     if args.readme and embed_in_readme(args.readme):
         print(args.readme)
+    if args.console:
+        from .diagrams import console_svg
+
+        Path(args.console).write_text(console_svg(), encoding="utf-8")
+        print(args.console)
     return 0
 
 
@@ -147,6 +152,8 @@ def parser() -> argparse.ArgumentParser:
     diagram.add_argument("--out", default="diagrams")
     diagram.add_argument("--no-svg", action="store_true")
     diagram.add_argument("--readme", help="also refresh the Mermaid block of this README")
+    diagram.add_argument("--console", help="also write the console's SVG of the machine to this path "
+                         "(src/strands_agui/server/static/run_machine.svg in the repo)")
     diagram.set_defaults(func=cmd_diagram)
     return root
 

@@ -76,3 +76,39 @@ def render(out_dir: str | Path = "diagrams", *, with_svg: bool = True) -> list[P
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
+
+
+CONSOLE_SVG = "run_machine.svg"
+"""The console's copy (``strands_agui/server/static/``); ``tests/test_console_assets.py`` fails on drift."""
+
+
+def console_dot() -> str:
+    """The machine for the console's side panel: top to bottom, each state a node ``state-<name>`` and each
+    row of the table an edge ``move-<trigger>-<source>-<dest>`` (class ``move internal`` when it stays), so
+    the page can highlight the current state and the move that led there."""
+    import graphviz
+
+    graph = graphviz.Digraph("run_machine", graph_attr={
+        "rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.3", "ranksep": "0.45", "fontname": "Helvetica",
+    }, node_attr={"shape": "box", "style": "rounded,filled", "fillcolor": "white", "color": "#8c959f",
+                  "fontname": "Helvetica", "fontsize": "11", "height": "0.3", "margin": "0.12,0.04"},
+        edge_attr={"fontname": "Helvetica", "fontsize": "8", "color": "#8c959f", "fontcolor": "#57606a",
+                   "arrowsize": "0.6"})
+    for state in STATES:
+        graph.node(state, id=f"state-{state}", **{"class": "state"})
+    for row in TRANSITIONS:
+        sources = [row["source"]] if isinstance(row["source"], str) else list(row["source"])
+        for source in sources:
+            dest = row["dest"] or source
+            guard = f" [{row['conditions']}]" if "conditions" in row else ""
+            kind = "move internal" if row["dest"] is None else "move"
+            graph.edge(source, dest, label=f"{row['trigger']}{guard}", id=f"move-{row['trigger']}-{source}-{dest}",
+                       **{"class": kind})
+    return str(graph.source)
+
+
+def console_svg() -> str:
+    """The console's SVG of the machine (needs Graphviz's ``dot`` binary)."""
+    import graphviz
+
+    return str(graphviz.Source(console_dot()).pipe(format="svg", encoding="utf-8"))

@@ -1,0 +1,134 @@
+"""Run inspection for the console: the machine's trace and the replayable log, sent inside the run's own stream.
+
+Off unless the server enables it (``add_strands_fastapi_endpoint(..., inspect=True)``; the examples server
+does) **and** the request asks for it with ``forwardedProps: {"strandsAgui": {"inspect": true}}``. Then the
+run carries two kinds of ``CUSTOM`` events, which any AG-UI client may ignore:
+
+* ``strands_agui.trace``, ``value = {"steps": [...]}``, sent just before the AG-UI events the steps produced
+  (the run's start step just after RUN_STARTED, which always comes first).
+  A step is ``{"event": <Strands event, sanitized as in a log> | null, "transitions": [{"cause", "trigger",
+  "state"}...]}``; ``event`` is null for the run's start and end (``cause`` ``run`` / ``finish`` / ``error``).
+  Every Strands event the run consumed has a step, in order, also when it moved nothing.
+* ``strands_agui.log``, sent once, just before RUN_FINISHED / RUN_ERROR:
+  ``value = {"log": "<the run's log, JSON Lines as tooling.recording writes it>"}``, replayable with
+  ``strands-agui replay``; ``{"log": null, "truncated": true, "bytes": N}`` when it exceeds ``max_log_bytes``.
+
+The events are what Strands yielded (less live objects), so enable this only where the people who can reach
+the endpoint may see them: a development server, never a public one.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
+
+from ..runtime.agent import StrandsAgent
+from ..tooling.recording import Recorder, sanitize_event
+
+TRACE_EVENT = "strands_agui.trace"
+LOG_EVENT = "strands_agui.log"
+PROPS_KEY = "strandsAgui"
+DEFAULT_MAX_LOG_BYTES = 4_000_000
+_END_CAUSES = frozenset({"finish", "error"})
+
+Transition = tuple[str, str, str]
+
+
+def wants_inspection(input_data: RunAgentInput) -> bool:
+    """True when the request says ``forwardedProps.strandsAgui.inspect == true``."""
+    props = input_data.forwarded_props
+    options = props.get(PROPS_KEY) if isinstance(props, Mapping) else None
+    return isinstance(options, Mapping) and options.get("inspect") is True
+
+
+class _StepRecorder(Recorder):
+    """A recorder that also remembers, for each Strands event, where its transitions start in the trace."""
+
+    def __init__(self, sink: io.StringIO, input_data: RunAgentInput, trace: list[Transition]) -> None:
+        super().__init__(sink, input_data=input_data, metadata={"source": "console"})
+        self.trace = trace
+        self.events: list[tuple[dict[str, Any], int]] = []  # (sanitized event, len(trace) when it arrived)
+
+    def event(self, event: Mapping[str, Any]) -> None:
+        super().event(event)
+        self.events.append((sanitize_event(event), len(self.trace)))
+
+
+class _Steps:
+    """Cuts the trace into steps: one per Strands event, plus event-less steps for the run's own moves.
+
+    Steps are taken when an AG-UI event is about to be sent. By then the handler of the newest Strands event
+    has returned (handlers are synchronous and return all their items at once), so its step is complete."""
+
+    def __init__(self, recorder: _StepRecorder) -> None:
+        self.recorder = recorder
+        self.sent_events = 0  # Strands events already sent as steps
+        self.sent_moves = 0  # transitions already sent
+
+    def take(self) -> list[dict[str, Any]]:
+        """The steps not sent yet, in order."""
+        trace, events = self.recorder.trace, self.recorder.events
+        steps: list[dict[str, Any]] = []
+        while self.sent_events < len(events):
+            event, start = events[self.sent_events]
+            self._own_moves(steps, start)
+            self.sent_events += 1
+            end = events[self.sent_events][1] if self.sent_events < len(events) else len(trace)
+            moves = trace[start:end]
+            own = next((i for i, (cause, _, _) in enumerate(moves) if cause in _END_CAUSES), len(moves))
+            steps.append({"event": event, "transitions": _moves(moves[:own])})
+            self.sent_moves = start + own
+        self._own_moves(steps, len(trace))
+        return steps
+
+    def _own_moves(self, steps: list[dict[str, Any]], end: int) -> None:
+        """An event-less step for the run's start or end moves not sent yet (those before ``end``)."""
+        if self.sent_moves < end:
+            steps.append({"event": None, "transitions": _moves(self.recorder.trace[self.sent_moves:end])})
+            self.sent_moves = end
+
+
+def _moves(trace: list[Transition]) -> list[dict[str, str]]:
+    return [{"cause": cause, "trigger": trigger, "state": state} for cause, trigger, state in trace]
+
+
+def _trace_event(steps: list[dict[str, Any]]) -> CustomEvent:
+    return CustomEvent(name=TRACE_EVENT, value={"steps": steps})
+
+
+async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
+                        max_log_bytes: int = DEFAULT_MAX_LOG_BYTES) -> AsyncIterator[BaseEvent]:
+    """``agent.run(input_data)`` with the trace and the log interleaved as CUSTOM events (module docstring)."""
+    trace: list[Transition] = []
+    sink = io.StringIO()
+    recorder = _StepRecorder(sink, input_data, trace)
+    steps = _Steps(recorder)
+    started = False
+    async for event in agent.run(input_data, recorder=recorder, trace=trace):
+        if not started:  # RUN_STARTED opens the stream; the start's own step follows it
+            started = True
+            yield event
+            pending = steps.take()
+            if pending:
+                yield _trace_event(pending)
+            continue
+        pending = steps.take()
+        if pending:
+            yield _trace_event(pending)
+        if isinstance(event, RunFinishedEvent | RunErrorEvent):
+            recorder.close()
+            yield _log_event(sink.getvalue(), max_log_bytes)
+        yield event
+
+
+def _log_event(log: str, max_log_bytes: int) -> CustomEvent:
+    size = len(log.encode("utf-8"))
+    if size > max_log_bytes:
+        return CustomEvent(name=LOG_EVENT, value={"log": None, "truncated": True, "bytes": size})
+    return CustomEvent(name=LOG_EVENT, value={"log": log})
+
+
+__all__ = ["LOG_EVENT", "TRACE_EVENT", "inspected_run", "wants_inspection"]

@@ -1,0 +1,247 @@
+// What the page draws: the conversation (messages, tool cards, subagent blocks, notices, interrupt cards).
+//
+// Every string that came from a model, a tool or the state is put on the page with textContent, except the
+// assistant's text, which goes through markdown.js (raw HTML escaped). Items are keyed, so a streaming
+// update only touches what changed.
+"use strict";
+
+import { findCall } from "./agui.js";
+import { renderMarkdown } from "./markdown.js";
+
+export function el(tag, attrs = {}, text) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+export function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
+
+// Put `wanted` into `container` in this order, reusing the nodes already there.
+export function reconcile(container, wanted) {
+  wanted.forEach((item, i) => { if (container.children[i] !== item) container.insertBefore(item, container.children[i] || null); });
+  while (container.children.length > wanted.length) container.lastChild.remove();
+}
+
+function keyed(container, key, make) {
+  return container.querySelector(`:scope > [data-key="${CSS.escape(key)}"]`) || make();
+}
+
+const contentText = (content) => (typeof content === "string" ? content
+  : (content || []).map((p) => (p.type === "text" ? p.text : `[${p.type}${p.mimeType ? ` ${p.mimeType}` : ""}]`)).join("\n"));
+
+function pretty(text) {
+  try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; }
+}
+
+// ---- tool cards ------------------------------------------------------------------------------------------
+function toolCard(call) {
+  const card = el("div", { class: "tool", "data-testid": "tool-call", "data-tool-name": call.function.name, "data-tool-call-id": call.id });
+  const head = el("div", { class: "tool-head" });
+  head.append(el("span", { class: "tool-icon", "aria-hidden": "true" }, "⚙"), el("span", { class: "tool-name" }),
+    el("span", { class: "badge tool-status", "data-testid": "tool-status" }));
+  const args = el("details", { class: "tool-section", open: "" });
+  args.append(el("summary", {}, "Arguments"), el("pre", { class: "tool-args", "data-testid": "tool-args" }));
+  const result = el("details", { class: "tool-section tool-result-box", open: "" });
+  result.append(el("summary", {}, "Result"), el("pre", { class: "tool-result", "data-testid": "tool-result" }));
+  const error = el("div", { class: "tool-error", role: "alert", "data-testid": "tool-error" });
+  card.append(head, args, result, error);
+  return card;
+}
+
+// A long section starts folded (once: the user's own toggling is kept).
+function foldLong(details, text) {
+  if (details.dataset.folded || text.split("\n").length <= 8) return;
+  details.dataset.folded = "true";
+  details.open = false;
+}
+
+function toolStatus(call, result, frontend, approval) {
+  if (result?.error) return ["error", "error"];
+  if (result) return ["done", "done"];
+  if (approval) return ["approval", "awaiting approval"];
+  return frontend ? ["frontend", "runs in the page"] : ["running", "running…"];
+}
+
+function renderToolCard(card, call, result, frontend, approval) {
+  const [status, label] = toolStatus(call, result, frontend, approval);
+  setText(card.querySelector(".tool-name"), call.function.name);
+  setText(card.querySelector(".tool-status"), label);
+  const args = pretty(call.function.arguments || "{}");
+  setText(card.querySelector(".tool-args"), args);
+  foldLong(card.querySelector(".tool-section"), args);
+  const text = result ? contentText(result.content) : "";
+  setText(card.querySelector(".tool-result"), result && !result.error ? pretty(text) : "");
+  if (result && !result.error) foldLong(card.querySelector(".tool-result-box"), pretty(text));
+  card.querySelector(".tool-result-box").hidden = !result || !!result.error;
+  setText(card.querySelector(".tool-error"), result?.error ? `${result.error}` : "");
+  card.querySelector(".tool-error").hidden = !result?.error;
+  card.dataset.status = status;
+}
+
+// ---- messages --------------------------------------------------------------------------------------------
+const ROLE_LABEL = { user: "You", assistant: "Assistant", reasoning: "Thinking", tool: "Tool result", system: "System",
+  developer: "Developer", activity: "Progress" };
+
+function messageItem(m, key) {
+  const item = el("li", { class: "msg", "data-key": key, "data-testid": "message", "data-role": m.role });
+  item.append(el("div", { class: "msg-role" }, ROLE_LABEL[m.role] || m.role));
+  item.append(el("div", { class: "text", "data-testid": "message-text" }));
+  if (m.role === "reasoning") item.querySelector(".text").classList.add("muted");
+  return item;
+}
+
+function renderMessage(item, m, ctx) {
+  const text = item.querySelector(".text");
+  if (m.role === "assistant") renderMarkdown(text, typeof m.content === "string" ? m.content : contentText(m.content));
+  else if (m.role === "activity") setText(text, activityText(m));
+  else setText(text, contentText(m.content));
+  if (m.role === "tool" && m.error) { item.dataset.error = "true"; setText(text, `${contentText(m.content)}\n${m.error}`); }
+  for (const call of m.toolCalls || []) {
+    const card = keyed(item, `call:${call.id}`, () => {
+      const c = toolCard(call); c.dataset.key = `call:${call.id}`; item.append(c); return c;
+    });
+    renderToolCard(card, call, ctx.results.get(call.id), ctx.frontend.has(call.function.name), ctx.approvals.has(call.id));
+  }
+}
+
+function activityText(m) {
+  const c = m.content || {};
+  const parts = Object.entries(c).filter(([, v]) => typeof v !== "object").map(([k, v]) => `${k}: ${v}`);
+  return `${m.activityType}${parts.length ? ` · ${parts.join(" · ")}` : ""}`;
+}
+
+// ---- notices and interrupts ------------------------------------------------------------------------------
+const NOTICE_TESTID = { error: "error", halt: "halt", cancelled: "cancelled", info: "info", interrupt: "interrupt" };
+
+function noticeItem(notice, ctx) {
+  const key = `notice:${notice.id}`;
+  const item = document.querySelector(`[data-key="${CSS.escape(key)}"]`)
+    || el("li", { class: `notice notice-${notice.kind}`, "data-key": key, "data-testid": NOTICE_TESTID[notice.kind] || "info",
+      role: notice.kind === "error" ? "alert" : "status" });
+  if (notice.kind === "interrupt") renderInterrupt(item, notice, ctx);
+  else setText(item, notice.text);
+  return item;
+}
+
+function schemaAsksApproval(schema) {
+  return schema?.properties?.approved?.type === "boolean";
+}
+
+function renderInterrupt(item, notice, ctx) {
+  if (!item.firstChild) {
+    item.append(el("div", { class: "interrupt-title" }, "Waiting for you"));
+    for (const intr of notice.interrupts) item.append(interruptCard(intr, notice, ctx));
+  }
+  for (const card of item.querySelectorAll(".interrupt")) {
+    const answer = notice.answered?.[card.dataset.interruptId];
+    const closed = !!answer || !!notice.superseded || ctx.busy;
+    card.querySelectorAll("button, input, textarea").forEach((b) => { b.disabled = closed; });
+    setText(card.querySelector(".interrupt-answer"), answer ? answerLabel(answer) : notice.superseded ? "Superseded by a new message" : "");
+    card.dataset.answer = answer ? (answer.payload?.approved === false ? "rejected" : answer.status) : "";
+  }
+}
+
+function answerLabel(answer) {
+  if (answer.status === "cancelled") return "Cancelled";
+  if (answer.payload && "approved" in answer.payload) return answer.payload.approved ? "Approved" : "Rejected";
+  return "Answered";
+}
+
+function interruptCard(intr, notice, ctx) {
+  const card = el("div", { class: "interrupt", "data-testid": "interrupt-card", "data-interrupt-id": intr.id });
+  card.append(el("div", { class: "interrupt-message", "data-testid": "interrupt-message" }, intr.message || intr.reason));
+  const call = intr.toolCallId && findCall(ctx.messages, intr.toolCallId);
+  if (call) card.append(el("pre", { class: "interrupt-call" }, `${call.function.name}(${pretty(call.function.arguments || "{}")})`));
+  const schema = intr.responseSchema;
+  const actions = el("div", { class: "interrupt-actions" });
+  if (schemaAsksApproval(schema)) {
+    const reason = schema.properties.reason ? el("input", { class: "interrupt-reason", placeholder: "Reason (optional)", "aria-label": "Reason" }) : null;
+    const answer = (approved) => {
+      const payload = { approved };
+      if (reason?.value.trim()) payload.reason = reason.value.trim();
+      ctx.onAnswer(notice, intr, { status: "resolved", payload });
+    };
+    const approve = el("button", { type: "button", class: "primary", "data-testid": "approve" }, "Approve");
+    const reject = el("button", { type: "button", class: "danger", "data-testid": "reject" }, "Reject");
+    approve.addEventListener("click", () => answer(true));
+    reject.addEventListener("click", () => answer(false));
+    if (reason) actions.append(reason);
+    actions.append(approve, reject);
+  } else {
+    const field = el("textarea", { class: "interrupt-json", rows: "3", "aria-label": "Answer (JSON)", placeholder: schema ? JSON.stringify(schema) : "{}" });
+    const send = el("button", { type: "button", class: "primary", "data-testid": "answer" }, "Send answer");
+    const cancel = el("button", { type: "button", "data-testid": "cancel-interrupt" }, "Cancel");
+    send.addEventListener("click", () => {
+      try { ctx.onAnswer(notice, intr, { status: "resolved", payload: JSON.parse(field.value || "{}") }); }
+      catch (err) { field.setCustomValidity(err.message); field.reportValidity(); }
+    });
+    cancel.addEventListener("click", () => ctx.onAnswer(notice, intr, { status: "cancelled" }));
+    actions.append(field, send, cancel);
+  }
+  card.append(actions, el("div", { class: "interrupt-answer", "data-testid": "interrupt-answer" }));
+  return card;
+}
+
+// ---- subagent blocks -------------------------------------------------------------------------------------
+function blockItem(block) {
+  const key = `agent:${block.id}`;
+  const item = document.querySelector(`[data-key="${CSS.escape(key)}"]`) || (() => {
+    const li = el("li", { class: "subagent", "data-key": key, "data-testid": "subagent", "data-subagent-run-id": block.id });
+    const head = el("div", { class: "subagent-head" });
+    head.append(el("span", { class: "subagent-name", "data-testid": "subagent-name" }), el("span", { class: "badge subagent-status", "data-testid": "subagent-status" }));
+    li.append(head, el("div", { class: "subagent-desc muted" }), el("ol", { class: "subagent-body" }), el("div", { class: "subagent-error", role: "alert" }));
+    return li;
+  })();
+  setText(item.querySelector(".subagent-name"), `↳ ${block.name}`);
+  setText(item.querySelector(".subagent-status"), block.status);
+  setText(item.querySelector(".subagent-desc"), block.description);
+  setText(item.querySelector(".subagent-error"), block.error || "");
+  item.dataset.status = block.status;
+  return item;
+}
+
+// ---- the conversation ------------------------------------------------------------------------------------
+// Where each message is drawn: the id of the item it lives in (a tool result lives in its call's message)
+// and the subagent block that holds that item (null: the main list).
+function layout(thread) {
+  const callOwner = new Map();
+  for (const m of thread.messages) for (const c of m.toolCalls || []) callOwner.set(c.id, m.id);
+  const home = new Map();
+  for (const m of thread.messages) {
+    const owner = m.role === "tool" && callOwner.has(m.toolCallId) ? callOwner.get(m.toolCallId) : m.id;
+    home.set(m.id, owner);
+  }
+  return { home, callOwner };
+}
+
+export function renderConversation(list, thread, ctx) {
+  const { home } = layout(thread);
+  const byId = new Map(thread.messages.map((m) => [m.id, m]));
+  const blockOf = (msgId) => { const m = byId.get(home.get(msgId)); return m?.subagentRunId && thread.subagents.has(m.subagentRunId) ? m.subagentRunId : null; };
+  const topOf = (blockId) => { let b = thread.subagents.get(blockId); while (b?.parent && thread.subagents.has(b.parent)) b = thread.subagents.get(b.parent); return b; };
+  const children = new Map([[null, []]]);  // container (block id or null) -> wanted items
+  const want = (container, node) => { if (!children.has(container)) children.set(container, []); children.get(container).push(node); };
+  const after = new Map();  // anchor key in main list -> notices / blocks placed after it
+  const place = (container, anchorMsg, node) => {
+    const anchorBlock = anchorMsg && blockOf(anchorMsg);
+    const key = container === null && anchorBlock ? `agent:${topOf(anchorBlock).id}` : anchorMsg ? `msg:${home.get(anchorMsg)}` : "start";
+    const list = after.get(key) || []; list.push([container, node]); after.set(key, list);
+  };
+  for (const block of thread.subagents.values()) place(block.parent, block.after, blockItem(block));
+  for (const notice of thread.notices) place(null, notice.after, noticeItem(notice, ctx));
+  const flush = (key) => { for (const [container, node] of after.get(key) || []) { want(container, node); flush(node.dataset.key); } after.delete(key); };
+  flush("start");
+  for (const m of thread.messages) {
+    if (home.get(m.id) !== m.id) continue;  // a tool result shown in its card
+    const key = `msg:${m.id}`;
+    const item = document.querySelector(`#messages [data-key="${CSS.escape(key)}"]`) || messageItem(m, key);
+    renderMessage(item, m, ctx);
+    want(blockOf(m.id), item);
+    flush(key);
+  }
+  for (const key of [...after.keys()]) flush(key);  // anchors that are gone: at the end
+  for (const [container, nodes] of children) {
+    const target = container === null ? list : list.querySelector(`[data-subagent-run-id="${CSS.escape(container)}"] > .subagent-body`);
+    if (target) reconcile(target, nodes);
+  }
+}

@@ -1,0 +1,78 @@
+"""How runs end, wherever it happens: a RUN_ERROR after a tool result, a pending interrupt answered from its
+card (the resume the page sends, and what follows), subagent blocks, a cancelled run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.console.browser import assistant_texts, open_example, run_inputs, send, wait_idle
+from tests.live import LiveServer
+
+
+def test_run_error_after_a_tool_result_is_shown_after_the_tool(page: Any, scripted: LiveServer) -> None:
+    open_example(page, scripted, "/after_tool")
+    send(page, "weather in Oslo")
+    wait_idle(page)
+    card = page.locator('[data-testid="tool-call"][data-tool-name="get_weather"]')
+    expect(card).to_have_attribute("data-status", "done")
+    error = page.locator('[data-testid="error"]')
+    expect(error).to_have_count(1)
+    expect(error).to_contain_text("model exploded after the tool")
+    expect(page.locator("#status")).to_have_attribute("data-state", "error")
+    # the notice follows the message holding the tool card
+    order = page.evaluate("""() => [...document.getElementById('messages').children].map(
+        li => li.dataset.testid + (li.querySelector('[data-testid=tool-call]') ? ':tool' : ''))""")
+    assert order.index("error") > order.index("message:tool"), order
+    expect(page.locator('[data-testid="machine-state"]')).to_have_text("errored")
+
+
+@pytest.mark.parametrize(("button", "approved", "outcome"), [
+    ("approve", True, "Booked: LH 123."),
+    ("reject", False, "Not booked, as you asked."),
+])
+def test_interrupt_card_sends_the_resume_and_shows_the_outcome(page: Any, scripted: LiveServer, button: str,
+                                                               approved: bool, outcome: str) -> None:
+    requests: list[Any] = []
+    page.on("request", lambda request: requests.append(request))
+    open_example(page, scripted, "/interrupting")
+    send(page, "book me a flight")
+    card = page.locator('[data-testid="interrupt-card"]')
+    expect(card).to_be_visible()
+    expect(card).to_contain_text("book_flight")  # the tool call it is about
+    expect(page.locator('[data-testid="tool-call"]')).to_have_attribute("data-status", "approval")
+    expect(page.locator("#status")).to_have_text("waiting for you")
+    card.locator(f'[data-testid="{button}"]').click()
+    wait_idle(page)
+    expect(page.locator('[data-testid="interrupt-answer"]')).to_have_text("Approved" if approved else "Rejected")
+    expect(card.locator("button").first).to_be_disabled()
+    assert assistant_texts(page)[-1] == outcome
+    expect(page.locator('[data-testid="tool-call"]')).to_have_attribute("data-status", "done")
+
+    first, resumed = run_inputs(requests, "/interrupting")
+    assert "resume" not in first
+    assert resumed["threadId"] == first["threadId"]
+    assert resumed["resume"] == [{"interruptId": "int-1", "status": "resolved", "payload": {"approved": approved}}]
+    calls = [c["id"] for m in resumed["messages"] for c in m.get("toolCalls") or []]
+    assert calls == ["call-1"], "the client's messages after the pause go back with the resume"
+
+
+def test_subagents_render_as_nested_attributed_blocks(page: Any, scripted: LiveServer) -> None:
+    open_example(page, scripted, "/subagents")
+    send(page, "research and write")
+    wait_idle(page)
+    blocks = page.locator('[data-testid="subagent"]')
+    expect(blocks).to_have_count(2)
+    researcher, writer = blocks.nth(0), blocks.nth(1)
+    expect(researcher.locator('[data-testid="subagent-name"]')).to_have_text("↳ researcher")
+    expect(researcher.locator('[data-testid="subagent-status"]')).to_have_text("done")
+    expect(researcher.locator('[data-testid="message-text"]')).to_have_text("Research notes")
+    expect(researcher.locator('[data-testid="tool-call"][data-tool-name="search"]')).to_have_attribute("data-status",
+                                                                                                     "done")
+    expect(writer).to_have_attribute("data-status", "error")
+    expect(writer).to_contain_text("writer crashed")
+    main = page.locator('#messages > [data-role="assistant"] > [data-testid="message-text"]')
+    expect(main).to_have_text(["Stopping here."])  # the run's own text is not inside a block
+    expect(page.locator('[data-testid="cancelled"]')).to_contain_text("cancelled")

@@ -1,0 +1,146 @@
+"""Run inspection (``server/inspector.py``): the trace and the log as CUSTOM events, opt-in twice (server and
+request), valid for both oracles, and faithful: the log replays to the same AG-UI events and the same trace.
+
+Each example is served over real HTTP (loopback) by ``examples.server.build_app()``, whose endpoints enable
+inspection; the scripted scenarios play the model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from strands_agui.core.machine import IDLE, TRANSITIONS, sources
+from strands_agui.examples import agentic_chat, agentic_generative_ui, backend_tool_rendering, shared_state
+from strands_agui.server.endpoint import add_strands_fastapi_endpoint
+from strands_agui.server.inspector import LOG_EVENT, TRACE_EVENT
+from strands_agui.tooling.recording import read_log
+from strands_agui.tooling.replay import replay_to_list
+from tests.live import LiveServer
+from tests.oracles import assert_valid_sse
+
+EXAMPLES = {
+    "/agentic_chat": (agentic_chat, "please make the background blue"),
+    "/backend_tool_rendering": (backend_tool_rendering, "what is the weather in Paris?"),
+    "/shared_state": (shared_state, "make it a vegetarian pasta recipe"),
+    "/agentic_generative_ui": (agentic_generative_ui, "plan a trip: book flights, pack, and then fly"),
+}
+INSPECT = {"strandsAgui": {"inspect": True}}
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[LiveServer]:
+    from strands_agui.examples.server import build_app
+
+    with LiveServer(build_app()) as server:
+        yield server
+
+
+def run_input(path: str, forwarded: Any = None) -> dict[str, Any]:
+    module, prompt = EXAMPLES[path]
+    tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in module.FRONTEND_TOOLS]
+    return {"threadId": f"t{path.replace('/', '-')}", "runId": "run-1",
+            "messages": [{"id": "u1", "role": "user", "content": prompt}],
+            "state": dict(getattr(module, "INITIAL_STATE", {})), "tools": tools, "context": [],
+            "forwardedProps": forwarded if forwarded is not None else INSPECT}
+
+
+def post(url: str, body: dict[str, Any]) -> str:
+    response = httpx.post(url, json=body, headers={"Accept": "text/event-stream"}, timeout=60)
+    assert response.status_code == 200, response.text
+    return response.text
+
+
+def events_of(sse: str) -> list[dict[str, Any]]:
+    return [json.loads(line[5:]) for line in sse.splitlines() if line.startswith("data:")]
+
+
+def customs(events: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["type"] == "CUSTOM" and e["name"] == name]
+
+
+def assert_legal(transitions: list[tuple[str, str, str]]) -> None:
+    """Every transition is a row of the machine's table taken from the state the previous one left."""
+    state = IDLE
+    for cause, trigger, dest in transitions:
+        rows = [r for r in TRANSITIONS if r["trigger"] == trigger and state in sources(r)]
+        assert any((r["dest"] or state) == dest for r in rows), f"{trigger} ({cause}) from {state} to {dest}"
+        state = dest
+    assert state in {"finished", "errored"}
+
+
+@pytest.mark.parametrize("path", list(EXAMPLES))
+def test_inspected_run_is_valid_and_its_log_replays_to_the_same_run(served: LiveServer, path: str) -> None:
+    body = run_input(path)
+    sse = post(served.url + path, body)
+    report = assert_valid_sse(sse, input=body)  # both oracles, CUSTOM events included
+    events = events_of(sse)
+    assert events[0]["type"] == "RUN_STARTED" and events[-1]["type"] in {"RUN_FINISHED", "RUN_ERROR"}
+    assert events[-2]["type"] == "CUSTOM" and events[-2]["name"] == LOG_EVENT, "the log comes just before the end"
+
+    steps = [step for e in customs(events, TRACE_EVENT) for step in e["value"]["steps"]]
+    transitions = [(t["cause"], t["trigger"], t["state"]) for s in steps for t in s["transitions"]]
+    assert_legal(transitions)
+    log = read_log(customs(events, LOG_EVENT)[0]["value"]["log"].splitlines())
+    assert [s["event"] for s in steps if s["event"] is not None] == list(log.events)
+
+    module, _ = EXAMPLES[path]
+    trace: list[tuple[str, str, str]] = []
+    replayed = [e.model_dump(mode="json", by_alias=True, exclude_none=True)
+                for e in replay_to_list(log, config=module.agent.config, trace=trace)]
+    assert trace == transitions
+    live = [e for e in events if e["type"] != "CUSTOM" or e["name"] not in {TRACE_EVENT, LOG_EVENT}]
+    assert [e["type"] for e in replayed] == [e["type"] for e in live]
+    assert report["messages"], "the official client rebuilt the conversation"
+
+
+def test_a_trace_step_comes_before_the_events_it_produced(served: LiveServer) -> None:
+    events = events_of(post(served.url + "/backend_tool_rendering", run_input("/backend_tool_rendering")))
+    last_moves: list[str] = []
+    for event in events:
+        if event["type"] == "CUSTOM" and event["name"] == TRACE_EVENT:
+            last_moves = [t["trigger"] for s in event["value"]["steps"] for t in s["transitions"]] or last_moves
+        elif event["type"] == "TEXT_MESSAGE_START":
+            assert "open_text" in last_moves
+        elif event["type"] == "TOOL_CALL_START":
+            assert "open_tool_call" in last_moves
+        elif event["type"] == "RUN_FINISHED":
+            assert last_moves[-1] == "finish"
+
+
+@pytest.mark.parametrize("forwarded", [{}, None, {"strandsAgui": {"inspect": "yes"}}, {"strandsAgui": True}])
+def test_no_inspection_unless_the_request_asks(served: LiveServer, forwarded: Any) -> None:
+    body = run_input("/backend_tool_rendering", forwarded={} if forwarded is None else forwarded)
+    if forwarded is None:
+        body.pop("forwardedProps")
+    events = events_of(post(served.url + "/backend_tool_rendering", body))
+    assert not [e for e in events if e["type"] == "CUSTOM" and e["name"].startswith("strands_agui.")]
+
+
+def test_no_inspection_unless_the_server_enables_it() -> None:
+    app = FastAPI()
+    add_strands_fastapi_endpoint(app, backend_tool_rendering.agent, "/plain")  # inspect defaults to False
+    with LiveServer(app) as server:
+        events = events_of(post(server.url + "/plain", run_input("/backend_tool_rendering")))
+    assert events[-1]["type"] == "RUN_FINISHED"
+    assert not [e for e in events if e["type"] == "CUSTOM"]
+
+
+def test_an_oversized_log_is_announced_not_sent() -> None:
+    import asyncio
+
+    from ag_ui.core import RunAgentInput
+
+    from strands_agui.server.inspector import inspected_run
+
+    async def collect() -> list[Any]:
+        data = RunAgentInput.model_validate(run_input("/backend_tool_rendering"))
+        return [e async for e in inspected_run(backend_tool_rendering.agent, data, max_log_bytes=100)]
+
+    log = [e for e in asyncio.run(collect()) if getattr(e, "name", None) == LOG_EVENT]
+    assert log[0].value["log"] is None and log[0].value["truncated"] is True and log[0].value["bytes"] > 100
