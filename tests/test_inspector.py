@@ -15,8 +15,14 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from strands_agui.core.machine import IDLE, TRANSITIONS, sources
-from strands_agui.examples import agentic_chat, agentic_generative_ui, backend_tool_rendering, shared_state
+from strands_agui.core.machine import IDLE, TERMINAL_STATES, TRANSITIONS, sources
+from strands_agui.examples import (
+    agentic_chat,
+    agentic_generative_ui,
+    backend_tool_rendering,
+    human_in_the_loop,
+    shared_state,
+)
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.server.inspector import LOG_EVENT, TRACE_EVENT
 from strands_agui.tooling.recording import read_log
@@ -29,6 +35,7 @@ EXAMPLES = {
     "/backend_tool_rendering": (backend_tool_rendering, "what is the weather in Paris?"),
     "/shared_state": (shared_state, "make it a vegetarian pasta recipe"),
     "/agentic_generative_ui": (agentic_generative_ui, "plan a trip: book flights, pack, and then fly"),
+    "/human_in_the_loop": (human_in_the_loop, "book me a flight to Oslo"),  # the run that pauses
 }
 INSPECT = {"strandsAgui": {"inspect": True}}
 
@@ -71,7 +78,7 @@ def assert_legal(transitions: list[tuple[str, str, str]]) -> None:
         rows = [r for r in TRANSITIONS if r["trigger"] == trigger and state in sources(r)]
         assert any((r["dest"] or state) == dest for r in rows), f"{trigger} ({cause}) from {state} to {dest}"
         state = dest
-    assert state in {"finished", "errored"}
+    assert state in TERMINAL_STATES or state == "paused"
 
 
 @pytest.mark.parametrize("path", list(EXAMPLES))

@@ -3,6 +3,7 @@ card (the resume the page sends, and what follows), subagent blocks, a cancelled
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -29,23 +30,31 @@ def test_run_error_after_a_tool_result_is_shown_after_the_tool(page: Any, script
     expect(page.locator('[data-testid="machine-state"]')).to_have_text("errored")
 
 
+def pause_and_answer(page: Any, server: LiveServer, path: str, prompt: str, button: str) -> list[Any]:
+    """Send ``prompt``, see the run pause on an interrupt card about ``book_flight``, click ``button``."""
+    requests: list[Any] = []
+    page.on("request", lambda request: requests.append(request))
+    open_example(page, server, path)
+    send(page, prompt)
+    card = page.locator('[data-testid="interrupt-card"]')
+    expect(card).to_be_visible()
+    expect(card).to_contain_text("book_flight")  # the tool call it is about
+    expect(page.locator('[data-testid="tool-call"]')).to_have_attribute("data-status", "approval")
+    expect(page.locator("#status")).to_have_text("waiting for you")
+    expect(page.locator('[data-testid="machine-state"]')).to_have_text(re.compile("paused|no trace"))
+    card.locator(f'[data-testid="{button}"]').click()
+    wait_idle(page)
+    return requests
+
+
 @pytest.mark.parametrize(("button", "approved", "outcome"), [
     ("approve", True, "Booked: LH 123."),
     ("reject", False, "Not booked, as you asked."),
 ])
 def test_interrupt_card_sends_the_resume_and_shows_the_outcome(page: Any, scripted: LiveServer, button: str,
                                                                approved: bool, outcome: str) -> None:
-    requests: list[Any] = []
-    page.on("request", lambda request: requests.append(request))
-    open_example(page, scripted, "/interrupting")
-    send(page, "book me a flight")
+    requests = pause_and_answer(page, scripted, "/interrupting", "book me a flight", button)
     card = page.locator('[data-testid="interrupt-card"]')
-    expect(card).to_be_visible()
-    expect(card).to_contain_text("book_flight")  # the tool call it is about
-    expect(page.locator('[data-testid="tool-call"]')).to_have_attribute("data-status", "approval")
-    expect(page.locator("#status")).to_have_text("waiting for you")
-    card.locator(f'[data-testid="{button}"]').click()
-    wait_idle(page)
     expect(page.locator('[data-testid="interrupt-answer"]')).to_have_text("Approved" if approved else "Rejected")
     expect(card.locator("button").first).to_be_disabled()
     assert assistant_texts(page)[-1] == outcome
@@ -76,3 +85,17 @@ def test_subagents_render_as_nested_attributed_blocks(page: Any, scripted: LiveS
     main = page.locator('#messages > [data-role="assistant"] > [data-testid="message-text"]')
     expect(main).to_have_text(["Stopping here."])  # the run's own text is not inside a block
     expect(page.locator('[data-testid="cancelled"]')).to_contain_text("cancelled")
+
+
+@pytest.mark.parametrize(("button", "said"), [("approve", "is booked"), ("reject", "did not book")])
+def test_human_in_the_loop_example_end_to_end(page: Any, examples: LiveServer, button: str, said: str) -> None:
+    requests = pause_and_answer(page, examples, "/human_in_the_loop", "book me a flight to Paris", button)
+    card = page.locator('[data-testid="interrupt-card"]')
+    assert said in assistant_texts(page)[-1]
+    expect(page.locator('[data-testid="error"]')).to_have_count(0)
+    expect(page.locator('[data-testid="machine-state"]')).to_have_text("finished")
+    first, resumed = run_inputs(requests, "/human_in_the_loop")
+    interrupt_id = card.get_attribute("data-interrupt-id")
+    assert resumed["resume"] == [{"interruptId": interrupt_id, "status": "resolved",
+                                  "payload": {"approved": button == "approve"}}]
+    assert resumed["threadId"] == first["threadId"]
