@@ -17,6 +17,7 @@ from strands import Agent, tool
 from strands.interrupt import Interrupt
 from strands.multiagent.base import MultiAgentResult, NodeResult, Status
 
+from strands_agui.tooling.logread import IncompleteLog
 from strands_agui.tooling.recording import (
     LIVE_KEYS,
     LOG_VERSION,
@@ -97,7 +98,8 @@ async def test_text_tool_text_run_round_trips() -> None:
     assert run.exception is None
     assert run.metadata == {"case": "test"}
     assert run.input_data == run_input()
-    assert list(run.events) == parsed[1:] == copies
+    assert list(run.events) == parsed[1:-1] == copies
+    assert parsed[-1] == {"__end__": {"events": len(live)}}
     assert len(run.events) == len(live)
     assert "result" in run.events[-1]
     for value in walk(list(run.events)):
@@ -144,8 +146,9 @@ async def test_failing_model_logs_the_exception_and_replay_raises_it() -> None:
     with Recorder(sink) as recorder, pytest.raises(RuntimeError, match="boom"):
         async for event in record_stream(agent.stream_async("hi"), recorder):
             copies.append(sanitize_event(event))
-    last = json.loads(sink.getvalue().splitlines()[-1])
+    *_, last, end = map(json.loads, sink.getvalue().splitlines())
     assert last == {"__exception__": {"type": "RuntimeError", "message": "boom"}}
+    assert end == {"__end__": {"events": len(copies)}}
 
     run = read_log(sink.getvalue().splitlines())
     assert run.exception == {"type": "RuntimeError", "message": "boom"}
@@ -280,15 +283,39 @@ def test_sanitize_event_serializes_multiagent_results() -> None:
         (['{"strands_agui_log": 2}'], "line 1: unsupported log version 2"),
         (['{"strands_agui_log": 1}', "[1, 2]"], "line 2: expected a JSON object"),
         (['{"__exception__": "boom"}'], "line 1: __exception__"),
+        (['{"strands_agui_log": 1}', '{"start": true}', '{"__end__": {"events": 2}}'], "lines are missing"),
+        (['{"strands_agui_log": 1}', '{"__end__": {"events": 0}}', '{"start": true}'], "line 3: content after"),
+        (['{"strands_agui_log": 1}', '{"__end__": 0}'], "line 2: __end__ must be"),
+        (["", "  "], "the log is empty"),
     ],
 )
 def test_read_log_rejects_malformed_logs(lines: list[str], fragment: str) -> None:
     with pytest.raises(LogFormatError, match=fragment):
+        read_log(lines, partial=True)
+
+
+@pytest.mark.parametrize(
+    ("lines", "fragment"),
+    [
+        (['{"strands_agui_log": 1}', '{"start": true}'], "stops after 2 line.s. without its __end__ marker"),
+        (['{"start": true}', '{"__end__": {"events": 1}}'], "line 1 is not a strands-agui log header"),
+    ],
+)
+def test_a_log_cut_short_or_without_header_is_read_only_on_purpose(lines: list[str], fragment: str) -> None:
+    with pytest.raises(IncompleteLog, match=fragment):
         read_log(lines)
+    assert read_log(lines, partial=True).events == ({"start": True},)
 
 
-def test_read_log_skips_blank_lines_and_accepts_headerless_logs() -> None:
-    run = read_log(["", '{"start": true}', "   ", '{"data": "é"}', ""])
+def test_binary_garbage_is_not_a_log(tmp_path: Any) -> None:
+    path = tmp_path / "garbage.jsonl"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(LogFormatError, match="not UTF-8 text"):
+        read_log(path, partial=True)
+
+
+def test_read_log_skips_blank_lines_and_partial_accepts_headerless_logs() -> None:
+    run = read_log(["", '{"start": true}', "   ", '{"data": "é"}', ""], partial=True)
     assert run == RecordedRun(events=({"start": True}, {"data": "é"}))
     assert run.input_data is None and run.metadata == {}
 
@@ -328,5 +355,6 @@ async def test_record_stream_closes_the_source_on_early_exit() -> None:
     assert await anext(tee) == {"n": 0}
     await tee.aclose()
     assert closed == [True]
+    recorder.close()
     run = read_log(sink.getvalue().splitlines())
     assert run.events == ({"n": 0},) and run.exception is None

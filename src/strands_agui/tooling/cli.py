@@ -3,61 +3,58 @@
     strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--workers N]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR] [--format jsonl|sse] [--trace]
+                                  [--partial]
     strands-agui diagram [--out diagrams] [--no-svg] [--readme README.md] [--console PATH]
+
+Every ordinary mistake (a missing file, a log cut short, a module or attribute that does not exist, a busy
+port, a bad flag) ends with one line on stderr, ``strands-agui: error: <problem>: <fix>``, and exit code 2;
+``--debug`` adds the traceback. ``record`` exits 1 when the run ends in ``RUN_ERROR``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
-import json
 import sys
+import traceback
 from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
 from typing import Any
 
-from ag_ui.core import BaseEvent, RunAgentInput
-from ag_ui.encoder import EventEncoder
+from ag_ui.core import BaseEvent, EventType, RunErrorEvent
+
+from .cli_checks import (
+    CliError,
+    check_port_free,
+    load_app,
+    load_config,
+    load_input,
+    load_object,
+    load_replay_log,
+    open_output,
+)
 
 DEFAULT_APP = "strands_agui.examples.server:app"
+USAGE_ERROR = 2
+RUN_FAILED = 1
+
+__all__ = ["CliError", "DEFAULT_APP", "load_object", "main", "parser"]
 
 
-def load_object(spec: str) -> Any:
-    """``package.module:attribute`` -> the attribute (the current directory is importable)."""
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise SystemExit(f"expected MODULE:ATTRIBUTE, got {spec!r}")
-    if "" not in sys.path:
-        sys.path.insert(0, "")
-    return getattr(importlib.import_module(module_name), attribute)
+def _write(events: AsyncIterator[BaseEvent], fmt: str) -> BaseEvent | None:
+    """Print every event (JSON Lines or SSE) and return the last one."""
+    from ag_ui.encoder import EventEncoder
 
-
-def load_input(path: str | None, prompt: str | None = None) -> RunAgentInput | None:
-    if path:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        data.setdefault("threadId", "cli-thread")
-        data.setdefault("runId", "cli-run")
-        data.setdefault("messages", [])
-        return RunAgentInput.model_validate(data)
-    if prompt is not None:
-        return RunAgentInput.model_validate({"threadId": "cli-thread", "runId": "cli-run", "messages": [
-            {"id": "cli-user", "role": "user", "content": prompt}], "state": {}, "tools": [], "context": [],
-            "forwardedProps": {}})
-    return None
-
-
-def _write(events: AsyncIterator[BaseEvent], fmt: str) -> int:
     encoder = EventEncoder(accept="text/event-stream")
 
-    async def pump() -> int:
-        async for event in events:
+    async def pump() -> BaseEvent | None:
+        last = None
+        async for last in events:
             if fmt == "sse":
-                sys.stdout.write(encoder.encode(event))
+                sys.stdout.write(encoder.encode(last))
             else:
-                sys.stdout.write(event.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+                sys.stdout.write(last.model_dump_json(by_alias=True, exclude_none=True) + "\n")
         sys.stdout.flush()
-        return 0
+        return last
 
     return asyncio.run(pump())
 
@@ -65,35 +62,54 @@ def _write(events: AsyncIterator[BaseEvent], fmt: str) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from .replay import replay
 
-    config = load_object(args.config) if args.config else None
+    log = load_replay_log(args.log, partial=args.partial)
+    config = load_config(args.config) if args.config else None
     trace: list[tuple[str, str, str]] | None = [] if args.trace else None
-    status = _write(replay(args.log, config=config, input_data=load_input(args.input), trace=trace), args.format)
+    _write(replay(log, config=config, input_data=load_input(args.input), trace=trace), args.format)
     for cause, trigger, state in trace or ():
         print(f"{cause:>28} -> {trigger:<16} => {state}", file=sys.stderr)
-    return status
+    return 0
 
 
 def cmd_record(args: argparse.Namespace) -> int:
     from ..runtime.agent import StrandsAgent
     from .recording import Recorder
 
-    target = load_object(args.agent)
-    adapter = target if isinstance(target, StrandsAgent) else StrandsAgent(target)
     input_data = load_input(args.input, args.prompt)
     if input_data is None:
-        raise SystemExit("record needs --prompt TEXT or --input input.json")
-    with Recorder(args.output, input_data=input_data, metadata={"agent": args.agent}) as recorder:
-        return _write(adapter.run(input_data, recorder=recorder), args.format)
+        raise CliError("record needs what to ask: add --prompt TEXT or --input input.json")
+    target = load_object(args.agent, "agent")
+    if not (isinstance(target, StrandsAgent) or callable(target) or hasattr(target, "stream_async")):
+        raise CliError(f"{args.agent} is a {type(target).__name__}, not an agent: name a StrandsAgent, a "
+                       "strands.Agent or a factory `lambda run_input: Agent(...)`")
+    adapter = target if isinstance(target, StrandsAgent) else StrandsAgent(target)
+    with open_output(args.output) as sink, Recorder(sink, input_data=input_data,
+                                                     metadata={"agent": args.agent}) as recorder:
+        last = _write(adapter.run(input_data, recorder=recorder), args.format)
+    if isinstance(last, RunErrorEvent) or getattr(last, "type", None) == EventType.RUN_ERROR:
+        print(f"strands-agui: error: the run ended in RUN_ERROR {getattr(last, 'code', None)}: "
+              f"{getattr(last, 'message', '')} (recorded in {args.output})", file=sys.stderr)
+        return RUN_FAILED
+    return 0
 
 
 def cmd_diagram(args: argparse.Namespace) -> int:
     from .diagrams import embed_in_readme, render
 
-    for path in render(args.out, with_svg=not args.no_svg):
+    try:
+        paths = render(args.out, with_svg=not args.no_svg)
+    except Exception as exc:
+        if type(exc).__name__ == "ExecutableNotFound":
+            raise CliError("Graphviz's `dot` is not installed: install graphviz (apt-get install graphviz, "
+                           "brew install graphviz) or pass --no-svg") from exc
+        raise
+    for path in paths:
         print(path)
     if args.readme and embed_in_readme(args.readme):
         print(args.readme)
     if args.console:
+        from pathlib import Path
+
         from .diagrams import console_svg
 
         Path(args.console).write_text(console_svg(), encoding="utf-8")
@@ -106,49 +122,65 @@ def cmd_serve(args: argparse.Namespace) -> int:
     every ``StrandsAgent`` without ``sessions=``); ``--workers N`` > 1 makes uvicorn import the app in N
     processes, which share the session directory, so a pause parked by one is resumed by any."""
     import os
+    from pathlib import Path
 
     import uvicorn
 
     from ..runtime.sessions import SESSIONS_ENV
 
+    if args.workers < 1:
+        raise CliError(f"--workers {args.workers}: give at least 1 worker")
     if args.sessions:
         os.environ[SESSIONS_ENV] = str(Path(args.sessions).resolve())
-    app = load_object(args.app) if args.workers == 1 else args.app  # workers import the app themselves
-    if "" not in sys.path:
-        sys.path.insert(0, "")
+    app = load_app(args.app)  # also checked when the workers import it themselves
+    check_port_free(args.host, args.port)
     print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s))",
           file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers)
+    uvicorn.run(app if args.workers == 1 else args.app, host=args.host, port=args.port, log_level=args.log_level,
+                workers=args.workers)
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad flag as one line (through :class:`CliError`) instead of usage + exit."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise CliError(f"{self.prog}: {message}: see `{self.prog} --help`")
+
+
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="strands-agui", description="Serve Strands agents over AG-UI.")
-    sub = root.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="serve an app (default: the bundled examples and chat page)")
-    serve.add_argument("--app", default=DEFAULT_APP)
+    common = _Parser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="print the traceback of an error")
+    root = _Parser(prog="strands-agui", description="Serve Strands agents over AG-UI.", parents=[common])
+    sub = root.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    serve = sub.add_parser("serve", parents=[common],
+                           help="serve an app (default: the bundled examples and chat page)")
+    serve.add_argument("--app", default=DEFAULT_APP, help=f"MODULE:ATTR of an ASGI app (default {DEFAULT_APP})")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
     serve.add_argument("--sessions", help="directory where paused runs wait for their resume "
                        "(default: $STRANDS_AGUI_SESSIONS, else ~/.strands/sessions)")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.set_defaults(func=cmd_serve)
-    record = sub.add_parser("record", help="run an agent once and record its Strands events")
+    record = sub.add_parser("record", parents=[common], help="run an agent once and record its Strands events")
     record.add_argument("agent", help="MODULE:ATTR of a StrandsAgent or strands.Agent")
     record.add_argument("--prompt")
     record.add_argument("--input", help="a RunAgentInput JSON file (camelCase)")
     record.add_argument("-o", "--output", required=True)
     record.add_argument("--format", choices=("jsonl", "sse"), default="jsonl")
     record.set_defaults(func=cmd_record)
-    replay = sub.add_parser("replay", help="print the AG-UI stream of a recorded log")
+    replay = sub.add_parser("replay", parents=[common], help="print the AG-UI stream of a recorded log")
     replay.add_argument("log")
     replay.add_argument("--input", help="a RunAgentInput JSON file; default: the log's header")
     replay.add_argument("--config", help="MODULE:ATTR of a StrandsAgentConfig")
     replay.add_argument("--format", choices=("jsonl", "sse"), default="jsonl")
     replay.add_argument("--trace", action="store_true", help="print the transition trace to stderr")
+    replay.add_argument("--partial", action="store_true",
+                        help="replay a log without its end marker (cut short, or written before the marker)")
     replay.set_defaults(func=cmd_replay)
-    diagram = sub.add_parser("diagram", help="render the run machine into diagrams/")
+    diagram = sub.add_parser("diagram", parents=[common], help="render the run machine into diagrams/")
     diagram.add_argument("--out", default="diagrams")
     diagram.add_argument("--no-svg", action="store_true")
     diagram.add_argument("--readme", help="also refresh the Mermaid block of this README")
@@ -158,9 +190,29 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+def _fail(message: str, exc: BaseException, debug: bool, status: int) -> int:
+    if debug:
+        traceback.print_exception(exc)
+    print(f"strands-agui: error: {' '.join(message.split())}", file=sys.stderr)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    return int(args.func(args))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        args = parser().parse_args(argv)
+        return int(args.func(args))
+    except CliError as exc:
+        return _fail(str(exc), exc, debug, USAGE_ERROR)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `strands-agui replay run.jsonl | head`
+        sys.stderr.close()
+        return 0
+    except Exception as exc:
+        hint = "" if debug else " (rerun with --debug for the traceback)"
+        return _fail(f"{type(exc).__name__}: {exc}{hint}", exc, debug, RUN_FAILED)
 
 
 if __name__ == "__main__":

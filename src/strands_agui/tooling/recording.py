@@ -5,8 +5,10 @@ A log is UTF-8 JSON Lines, one JSON object per line:
 * line 1 (optional when reading, always written): the header
   ``{"strands_agui_log": 1, "metadata": {...}, "input": {<RunAgentInput, camelCase>}}``;
 * one line per ``stream_async`` event, sanitized by :func:`sanitize_event`;
-* last line (optional): ``{"__exception__": {"type": "<class name>", "message": "<str(exc)>"}}`` when the
-  event iterator raised instead of finishing.
+* ``{"__exception__": {"type": "<class name>", "message": "<str(exc)>"}}`` when the event iterator raised
+  instead of finishing;
+* last line: the end marker ``{"__end__": {"events": <number of event lines>}}``, written by
+  :meth:`Recorder.close`, so a log that lacks it is known to be cut short (see :mod:`.logread`).
 
 Invariants of a sanitized event:
 
@@ -28,22 +30,23 @@ import enum
 import json
 import os
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from typing import Any, TextIO, TypeVar
 
 from ag_ui.core import RunAgentInput
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from strands.agent.agent_result import AgentResult
 from strands.multiagent.base import MultiAgentResult
 from strands.types.session import decode_bytes_values, encode_bytes_values
 
+from .logread import END_KEY, EXCEPTION_KEY, HEADER_KEY, LOG_VERSION, LogFormatError, RecordedRun, read_log
+
+__all__ = ["LIVE_KEYS", "LOG_VERSION", "LogFormatError", "RecordedRun", "Recorder", "ReplayedException",
+           "decode_event", "exception_record", "read_log", "record_stream", "replay_events", "sanitize_event",
+           "write_log"]
+
 _Event = TypeVar("_Event", bound=Mapping[str, Any])
 
-LOG_VERSION = 1
-HEADER_KEY = "strands_agui_log"
-EXCEPTION_KEY = "__exception__"
 LIVE_MARKER = "__live__"
 
 LIVE_KEYS: frozenset[str] = frozenset(
@@ -199,8 +202,9 @@ class Recorder:
     """Writes a log while a run consumes events. Usable as a context manager.
 
     The header is written by the constructor; each :meth:`event` is written and flushed at once, so a
-    crashed process leaves a readable log. After :meth:`exception` or :meth:`close` nothing more may be
-    written. The sink is closed only if the recorder opened it (a path).
+    crashed process leaves a log readable with ``partial=True``. :meth:`close` writes the end marker. After
+    :meth:`exception` or :meth:`close` no event may be written. The sink is closed only if the recorder
+    opened it (a path).
     """
 
     def __init__(self, sink: str | os.PathLike[str] | TextIO, *, input_data: RunAgentInput | None = None,
@@ -209,6 +213,7 @@ class Recorder:
         self._file = _open_sink(sink)
         self._ended = False
         self._closed = False
+        self._events = 0
         header: dict[str, Any] = {HEADER_KEY: LOG_VERSION}
         if metadata is not None:
             header["metadata"] = _clean(dict(metadata), 1, _EMPTY)
@@ -220,6 +225,7 @@ class Recorder:
         """Sanitize ``event`` and write it as one line."""
         self._check_open()
         self._write(sanitize_event(event))
+        self._events += 1
 
     def exception(self, exc: BaseException) -> None:
         """Write the final ``__exception__`` line; no event may follow it."""
@@ -228,10 +234,11 @@ class Recorder:
         self._ended = True
 
     def close(self) -> None:
-        """Close the file if the recorder opened it, else flush it. Idempotent."""
+        """Write the end marker, then close the file if the recorder opened it, else flush it. Idempotent."""
         if self._closed:
             return
         self._closed = True
+        self._write({END_KEY: {"events": self._events}})
         if self._owned:
             self._file.close()
         else:
@@ -288,99 +295,6 @@ async def record_stream(stream: AsyncIterator[_Event], recorder: Recorder) -> As
         aclose = getattr(iterator, "aclose", None)
         if aclose is not None:
             await aclose()
-
-
-class LogFormatError(ValueError):
-    """A log line is not valid; the message names the line number and what is wrong."""
-
-
-@dataclass(frozen=True)
-class RecordedRun:
-    """A log read back: its events (sanitized form), header and final exception, if any."""
-
-    events: tuple[dict[str, Any], ...]
-    header: dict[str, Any] | None = None
-    exception: dict[str, Any] | None = None
-
-    @property
-    def input_data(self) -> RunAgentInput | None:
-        """The recorded ``RunAgentInput``, or None when the header has none."""
-        raw = (self.header or {}).get("input")
-        return None if raw is None else RunAgentInput.model_validate(raw)
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """The header metadata (empty when absent)."""
-        return dict((self.header or {}).get("metadata") or {})
-
-
-@contextmanager
-def _lines(source: str | os.PathLike[str] | TextIO | Iterable[str]) -> Iterator[Iterable[str]]:
-    """The lines of a path (opened and closed here), a text file or any iterable of strings."""
-    if isinstance(source, str | os.PathLike):
-        with open(source, encoding="utf-8") as file:
-            yield file
-    else:
-        yield source
-
-
-def read_log(source: str | os.PathLike[str] | TextIO | Iterable[str]) -> RecordedRun:
-    """Parse a log; blank lines are skipped. Raises :class:`LogFormatError` on any malformed line."""
-    events: list[dict[str, Any]] = []
-    header: dict[str, Any] | None = None
-    exception: dict[str, Any] | None = None
-    first = True
-    with _lines(source) as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            obj = _parse_line(line, number)
-            if exception is not None:
-                raise LogFormatError(f"line {number}: content after the __exception__ line")
-            if HEADER_KEY in obj:
-                if not first:
-                    raise LogFormatError(f"line {number}: header found after the first line")
-                header = _check_header(obj, number)
-            elif set(obj) == {EXCEPTION_KEY}:
-                exception = _check_exception(obj[EXCEPTION_KEY], number)
-            else:
-                events.append(obj)
-            first = False
-    return RecordedRun(events=tuple(events), header=header, exception=exception)
-
-
-def _parse_line(line: str, number: int) -> dict[str, Any]:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise LogFormatError(f"line {number}: invalid JSON ({exc.msg} at column {exc.colno})") from exc
-    if not isinstance(obj, dict):
-        raise LogFormatError(f"line {number}: expected a JSON object, got {type(obj).__name__}")
-    return obj
-
-
-def _check_header(obj: dict[str, Any], number: int) -> dict[str, Any]:
-    version = obj[HEADER_KEY]
-    if type(version) is not int or version != LOG_VERSION:
-        raise LogFormatError(f"line {number}: unsupported log version {version!r} (expected {LOG_VERSION})")
-    if not isinstance(obj.get("metadata", {}), dict):
-        raise LogFormatError(f"line {number}: header metadata must be an object")
-    if "input" in obj:
-        try:
-            RunAgentInput.model_validate(obj["input"])
-        except ValidationError as exc:
-            raise LogFormatError(f"line {number}: header input is not a RunAgentInput: {exc}") from exc
-    return obj
-
-
-def _check_exception(value: Any, number: int) -> dict[str, Any]:
-    if not (isinstance(value, dict) and isinstance(value.get("type"), str)
-            and isinstance(value.get("message"), str)):
-        raise LogFormatError(f"line {number}: __exception__ must be {{\"type\": str, \"message\": str}}")
-    checked: dict[str, Any] = {"type": value["type"], "message": value["message"]}
-    if "cause" in value:
-        checked["cause"] = _check_exception(value["cause"], number)
-    return checked
 
 
 class ReplayedException(Exception):

@@ -21,17 +21,21 @@ from .recording import RecordedRun, read_log
 LogSource = RecordedRun | str | os.PathLike[str] | TextIO
 
 
-def load(log: LogSource) -> RecordedRun:
-    """A recorded run from a path, an open file, or an already read log."""
-    return log if isinstance(log, RecordedRun) else read_log(log)
+def load(log: LogSource, *, partial: bool = False) -> RecordedRun:
+    """A recorded run from a path, an open file, or an already read log (``partial``: see :func:`read_log`)."""
+    return log if isinstance(log, RecordedRun) else read_log(log, partial=partial)
 
 
 async def replay(log: LogSource, *, config: StrandsAgentConfig | None = None,
                  input_data: RunAgentInput | None = None, id_factory: Callable[[], str] = new_id,
-                 trace: list[tuple[str, str, str]] | None = None) -> AsyncIterator[BaseEvent]:
-    """Yield the AG-UI events of a recorded run. ``input_data`` defaults to the log's header input."""
+                 trace: list[tuple[str, str, str]] | None = None, partial: bool = False) -> AsyncIterator[BaseEvent]:
+    """Yield the AG-UI events of a recorded run. ``input_data`` defaults to the log's header input.
+
+    A log cut short (no end marker), empty or not a log raises ``LogFormatError`` before any event, unless
+    ``partial`` is set: then whatever the log holds is replayed (a run that never finished ends when the log
+    does)."""
     adapter = StrandsAgent(_no_agent, config=config, id_factory=id_factory)
-    async for event in adapter.replay(load(log), input_data=input_data, trace=trace):
+    async for event in adapter.replay(load(log, partial=partial), input_data=input_data, trace=trace):
         yield event
 
 
