@@ -28,6 +28,7 @@ __all__ = [
     "ToolBehavior",
     "ToolCallContext",
     "ToolResultContext",
+    "add_ping",
     "add_strands_fastapi_endpoint",
     "create_strands_app",
     "read_log",
@@ -38,7 +39,7 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     # The transport is imported on first use, so the translator can be used without loading FastAPI.
-    if name in ("add_strands_fastapi_endpoint", "create_strands_app"):
+    if name in ("add_ping", "add_strands_fastapi_endpoint", "create_strands_app"):
         from .server import endpoint
 
         return getattr(endpoint, name)

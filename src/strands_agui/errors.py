@@ -18,6 +18,8 @@ ERROR_CODES: dict[str, str] = {
     "one that names it is reported under the original's code.",
     "STRUCTURED_OUTPUT_ERROR": "Structured output could not be produced (StructuredOutputException).",
     "AGENT_BUSY": "The Strands agent is already running another invocation (ConcurrencyException).",
+    "MODEL_CREDENTIALS_MISSING": "The model provider found no credentials (botocore's NoCredentialsError, an OpenAI "
+    "or Anthropic client without its API key); the message names the environment variable(s) to set.",
     "STRANDS_ERROR": "Any other exception raised by the Strands stream, e.g. the model provider's own error.",
     "INVALID_TRANSITION": "The adapter met a Strands event it cannot place in the run (a bug: please report it).",
     "ADAPTER_ERROR": "The adapter itself failed while translating an event (a bug: please report it).",
@@ -41,6 +43,24 @@ _BY_CLASS_NAME: dict[str, str] = {
     "ConcurrencyException": "AGENT_BUSY",
     "MachineError": "INVALID_TRANSITION",
 }
+
+
+_AWS = ("set AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), and AWS_REGION")
+_MISSING_CREDENTIALS: tuple[tuple[str, str, str], ...] = (
+    # (class name the provider raises, a fragment its message must hold, what to set)
+    ("NoCredentialsError", "", _AWS),
+    ("PartialCredentialsError", "", _AWS),
+    ("OpenAIError", "OPENAI_API_KEY", "set OPENAI_API_KEY"),
+    ("TypeError", "Could not resolve authentication method", "set ANTHROPIC_API_KEY"),  # the anthropic client
+)
+
+
+def _missing_credentials(name: str, message: str) -> str | None:
+    """What to set when ``name: message`` is a provider saying it has no credentials, else None."""
+    for class_name, fragment, fix in _MISSING_CREDENTIALS:
+        if name == class_name and fragment in message:
+            return fix
+    return None
 
 
 @dataclass(frozen=True)
@@ -78,6 +98,9 @@ def strands_failure(exc: BaseException) -> RunFailure:
     if exception_type_name(exc) == "EventLoopException" and isinstance(original, BaseException):
         exc = original
     name = exception_type_name(exc)
+    fix = _missing_credentials(name, str(exc))
+    if fix is not None:
+        return RunFailure("MODEL_CREDENTIALS_MISSING", f"The model has no credentials: {fix} ({name}: {exc})")
     code = _BY_CLASS_NAME.get(name, "STRANDS_ERROR")
     return RunFailure(code, f"{name}: {exc}")
 

@@ -60,11 +60,14 @@ class StrandsAgent:
         return Translator(input_data, self.config, frontend_tools=frontend, id_factory=self.id_factory, trace=trace)
 
     async def run(self, input_data: RunAgentInput, *, recorder: Recorder | None = None,
-                  trace: list[tuple[str, str, str]] | None = None) -> AsyncIterator[BaseEvent]:
+                  trace: list[tuple[str, str, str]] | None = None,
+                  invocation_state: Mapping[str, Any] | None = None) -> AsyncIterator[BaseEvent]:
         """Run the agent for one AG-UI request and yield its AG-UI events (RUN_STARTED first, one terminal last).
 
         ``recorder`` writes the Strands events this run consumed as a replayable log; ``trace`` collects
-        ``(cause, trigger, state)`` for every transition."""
+        ``(cause, trigger, state)`` for every transition; ``invocation_state`` (trusted, request-scoped values
+        for hooks and tools, e.g. from the endpoint's ``invocation_state_provider``) is shallow-copied into
+        ``stream_async(..., invocation_state=)``, since Strands adds its own entries to it."""
 
         with ExitStack() as stack:  # holds a paused thread for the whole run
             pause = ThreadPause(self.sessions or default_store(), input_data, stack)
@@ -73,7 +76,8 @@ class StrandsAgent:
                 agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt)
                 if agent is None:
                     return _nothing(), None
-                stream = agent.stream_async(strands_prompt)
+                state = dict(invocation_state) if invocation_state is not None else None
+                stream = agent.stream_async(strands_prompt, invocation_state=state)
                 return (record_stream(stream, recorder) if recorder is not None else stream), agent.cancel
 
             async for event in self._run(input_data, live, trace, pause.settle):

@@ -42,12 +42,13 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from typing import Annotated, Any
+from inspect import isawaitable
+from typing import Annotated, Any, TypeAlias
 
 from ag_ui.core import RunAgentInput
-from fastapi import Depends, FastAPI, params
+from fastapi import Depends, FastAPI, Request, params
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
@@ -59,12 +60,20 @@ from .streaming import _run_pump, _RunPump, encode_event
 
 __all__ = [
     "SSE_MEDIA_TYPE",
+    "InvocationStateProvider",
     "accepts",
+    "add_ping",
     "add_strands_fastapi_endpoint",
     "create_strands_app",
     "encode_event",
 ]
 
+InvocationStateProvider: TypeAlias = Callable[
+    [Request, RunAgentInput], dict[str, Any] | None | Awaitable[dict[str, Any] | None]
+]
+"""``(request, input_data) -> dict | None`` (sync or async): trusted, request-scoped Strands invocation state."""
+
+_UNSET: Any = object()
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 DEFAULT_KEEPALIVE_SECONDS = 15.0
 
@@ -91,6 +100,8 @@ def add_strands_fastapi_endpoint(
     path: str = "/",
     *,
     dependencies: Sequence[params.Depends] | None = None,
+    auth: Callable[..., Any] | None = None,
+    invocation_state_provider: InvocationStateProvider | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
     name: str | None = None,
@@ -98,20 +109,27 @@ def add_strands_fastapi_endpoint(
 ) -> None:
     """Register ``POST path``: a RunAgentInput body in, the run's AG-UI events out as SSE.
 
-    ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first. A request they refuse, or one
+    ``auth`` (a FastAPI dependency callable that raises ``HTTPException`` to refuse, ``ag_ui_strands``' name)
+    and then ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first. A request they refuse, or one
     answered 406, 413, 415 or 422, never starts a run. A started run streams with status 200 and
     ends with one RUN_FINISHED or RUN_ERROR, unless the client leaves first, which cancels it.
+    ``invocation_state_provider(request, input_data)`` (sync or async) returns a dict of trusted,
+    request-scoped values handed to Strands as ``invocation_state`` (a copy per run), or None; it runs after
+    validation and before the stream, so an ``HTTPException`` it raises is the answer.
     ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. ``inspect=True`` lets a request
     ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``; development
     servers only: it shows the raw Strands events).
     """
     _check_settings(max_body_bytes, keepalive_seconds)
+    invocation_state = _invocation_state_dependency(invocation_state_provider)
 
     async def run_agent(
-        input_data: RunAgentInput, pump: Annotated[_RunPump, Depends(_run_pump)]
+        input_data: RunAgentInput, pump: Annotated[_RunPump, Depends(_run_pump)],
+        state: dict[str, Any] | None = Depends(invocation_state),  # noqa: B008 - a local dependency
     ) -> AsyncIterator[ServerSentEvent]:
         """The run's SSE frames; FastAPI writes them. Runs only once every dependency has passed."""
-        events = inspected_run(agent, input_data) if inspect and wants_inspection(input_data) else agent.run(input_data)
+        events = (inspected_run(agent, input_data, invocation_state=state) if inspect and wants_inspection(input_data)
+                  else agent.run(input_data, invocation_state=state))
         async with aclosing(pump.frames(events, keepalive_seconds)) as frames:
             async for frame in frames:
                 yield frame
@@ -121,7 +139,8 @@ def add_strands_fastapi_endpoint(
         run_agent,
         methods=["POST"],
         response_class=EventSourceResponse,
-        dependencies=[*(dependencies or ()), Depends(require_json_body), Depends(require_event_stream)],
+        dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ()),
+                      Depends(require_json_body), Depends(require_event_stream)],
         max_body_size=max_body_bytes,
         name=name or agent.name,
         summary=f"Run {agent.name}",
@@ -133,23 +152,32 @@ def add_strands_fastapi_endpoint(
 def create_strands_app(
     agent: StrandsAgent,
     path: str = "/",
+    health_path: str | None = "/ping",
     *,
     cors_origins: Sequence[str] = (),
     dependencies: Sequence[params.Depends] | None = None,
+    auth: Callable[..., Any] | None = None,
+    invocation_state_provider: InvocationStateProvider | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
-    health_path: str | None = "/ping",
     sessions: SessionStore | None = None,
+    origins: Sequence[str] | None = None,
+    ping_path: str | None = _UNSET,
 ) -> FastAPI:
     """A FastAPI app that serves ``agent`` at ``POST path``, with ``GET health_path`` returning
     ``{"status": "ok"}`` (unauthenticated; pass None for no health route).
 
     ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
-    :class:`~strands_agui.runtime.sessions.FileSessions`).
+    :class:`~strands_agui.runtime.sessions.FileSessions`). ``auth``, ``dependencies`` and
+    ``invocation_state_provider`` are those of :func:`add_strands_fastapi_endpoint`.
 
     CORS is off unless ``cors_origins`` is given. Then exactly those origins may call the app (GET and
     POST, any request header, no credentials). There is never a wildcard origin.
+
+    ``ag_ui_strands``' keyword names are accepted as aliases (:data:`ALIASES`): ``origins=`` for
+    ``cors_origins`` and ``ping_path=`` for ``health_path`` (one of each pair, not both).
     """
+    health_path, cors_origins = _resolve_aliases(health_path, ping_path, cors_origins, origins)
     if sessions is not None:
         agent = copy.copy(agent)
         agent.sessions = sessions
@@ -164,12 +192,51 @@ def create_strands_app(
             allow_headers=["*"],
         )
     if health_path is not None:
-        app.add_api_route(health_path, _health, methods=["GET"], name="health")
+        add_ping(app, health_path)
     add_strands_fastapi_endpoint(
-        app, agent, path, dependencies=dependencies, max_body_bytes=max_body_bytes,
-        keepalive_seconds=keepalive_seconds,
+        app, agent, path, dependencies=dependencies, auth=auth, invocation_state_provider=invocation_state_provider,
+        max_body_bytes=max_body_bytes, keepalive_seconds=keepalive_seconds,
     )
     return app
+
+
+def add_ping(app: FastAPI, path: str = "/ping") -> None:
+    """``GET path`` -> ``{"status": "ok"}``, unauthenticated (health probes, Bedrock AgentCore's ``/ping``)."""
+    app.add_api_route(path, _health, methods=["GET"], name="health")
+
+
+ALIASES: dict[str, str] = {"origins": "cors_origins", "ping_path": "health_path"}
+"""``ag_ui_strands`` keyword of ``create_strands_app`` -> ours, with the same meaning."""
+
+
+def _resolve_aliases(health_path: str | None, ping_path: str | None, cors_origins: Sequence[str],
+                     origins: Sequence[str] | None) -> tuple[str | None, Sequence[str]]:
+    if ping_path is not _UNSET:
+        if health_path != "/ping":
+            raise TypeError("create_strands_app(): pass health_path or its alias ping_path, not both")
+        health_path = ping_path
+    if origins is not None:
+        if cors_origins:
+            raise TypeError("create_strands_app(): pass cors_origins or its alias origins, not both")
+        cors_origins = origins
+    return health_path, cors_origins
+
+
+def _invocation_state_dependency(provider: InvocationStateProvider | None) -> Callable[..., Any]:
+    """A route dependency resolving ``provider`` once the body is valid (same ``input_data`` parameter as the
+    route, which FastAPI validates once)."""
+
+    async def invocation_state(request: Request, input_data: RunAgentInput) -> dict[str, Any] | None:
+        if provider is None:
+            return None
+        state = provider(request, input_data)
+        if isawaitable(state):
+            state = await state
+        if state is not None and not isinstance(state, dict):
+            raise TypeError(f"invocation_state_provider must return a dict or None, not {type(state).__name__}")
+        return state
+
+    return invocation_state
 
 
 async def _health() -> dict[str, str]:

@@ -28,8 +28,8 @@ Environment variables:
 
 Examples::
 
-    STRANDS_AGUI_MODEL=bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0 python -m examples.server
-    STRANDS_AGUI_MODEL=openai:gpt-4o OPENAI_API_KEY=sk-... python -m examples.agentic_chat
+    STRANDS_AGUI_MODEL=bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0 strands-agui serve
+    STRANDS_AGUI_MODEL=openai:gpt-4o OPENAI_API_KEY=sk-... python -m strands_agui.examples.agentic_chat
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from typing import Any
 from strands.models import Model
 from strands.types.content import Messages
 
-from .scripted import ScriptedModel, Turn
+from .scripted import ScriptedModel, Text, Turn
 
 MODEL_ENV = "STRANDS_AGUI_MODEL"
 DELAY_ENV = "STRANDS_AGUI_SCRIPTED_DELAY"
@@ -124,9 +124,17 @@ def scripted_delay(env: Mapping[str, str]) -> float:
     return max(0.0, delay)
 
 
-def model_from_env(scenario: Callable[[Messages], Turn], *, env: Mapping[str, str] = os.environ) -> Model:
+def no_model_configured(_messages: Messages) -> Turn:
+    """The scripted stand-in's answer when no scenario is given: how to pick a real model."""
+    return [Text(f"I am the scripted stand-in model (no key, no network). Set {MODEL_ENV}, e.g. "
+                 f"{MODEL_ENV}=bedrock:<model_id> or openai:<model>, to talk to a real one.")]
+
+
+def model_from_env(scenario: Callable[[Messages], Turn] = no_model_configured, *,
+                   env: Mapping[str, str] = os.environ) -> Model:
     """The model an example runs on: ``scenario`` played by a ``ScriptedModel`` unless ``STRANDS_AGUI_MODEL``
-    names a real provider (see the module docstring for the accepted forms and variables)."""
+    names a real provider (see the module docstring for the accepted forms and variables). Without a
+    scenario the scripted model answers how to configure a real one."""
     provider, model_id = parse_model_spec(env.get(MODEL_ENV))
     if provider == SCRIPTED:
         return ScriptedModel(scenario, delay=scripted_delay(env))
