@@ -207,3 +207,104 @@ PLAIN_AGENT = _plain_agent()
 SCENARIOS.append(Scenario("model_error_after_tool", [[WEATHER], [Text("Half an"), Fail(RuntimeError("model died"))]],
                           tools=[get_weather]))
 BY_NAME["model_error_after_tool"] = SCENARIOS[-1]
+
+
+# -- what Strands reports: outcomes, usage, fidelity, results (one real run each) -------------------------
+from pydantic import BaseModel  # noqa: E402
+from strands.event_loop._retry import ModelRetryStrategy  # noqa: E402
+from strands.hooks import AfterModelCallEvent, BeforeToolCallEvent, HookProvider, HookRegistry  # noqa: E402
+
+from strands_agui.tooling.scripted import Cancel, Cited, RedactedReasoning  # noqa: E402
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(16))
+
+
+@tool
+def failing_lookup(query: str) -> dict:
+    """A lookup that reports its own failure."""
+    return {"status": "error", "content": [{"text": f"no entry for {query}"}]}
+
+
+@tool
+def draw_chart(title: str) -> dict:
+    """Draw a chart (an image result)."""
+    return {"status": "success", "content": [{"text": f"Chart: {title}"},
+                                             {"image": {"format": "png", "source": {"bytes": PNG}}}]}
+
+
+@tool
+def stats(city: str) -> dict:
+    """City statistics (a JSON result)."""
+    return {"status": "success", "content": [{"json": {"city": city, "population": 2100000}}]}
+
+
+class Forecast(BaseModel):
+    city: str
+    temperature: int
+
+
+class RetryOnce(HookProvider):
+    """Asks Strands to retry the first model call (an AfterModelCallEvent hook)."""
+
+    def __init__(self) -> None:
+        self.retried = False
+
+    def register_hooks(self, registry: HookRegistry, **_: Any) -> None:
+        registry.add_callback(AfterModelCallEvent, self.after_model)
+
+    def after_model(self, event: AfterModelCallEvent) -> None:
+        if not self.retried:
+            self.retried = True
+            event.retry = True
+
+
+class RefuseWeather(HookProvider):
+    """Cancels every get_weather call before it runs (BeforeToolCallEvent.cancel_tool)."""
+
+    def register_hooks(self, registry: HookRegistry, **_: Any) -> None:
+        registry.add_callback(BeforeToolCallEvent, self.before_tool)
+
+    def before_tool(self, event: BeforeToolCallEvent) -> None:
+        if event.tool_use["name"] == "get_weather":
+            event.cancel_tool = "weather lookups are disabled"
+
+
+def shadowing_state(request: Any, input_data: RunAgentInput) -> dict[str, Any]:
+    return {"data": "SHADOW", "tenant": "acme"}
+
+
+CITATION = {"title": "World Atlas", "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 20}},
+            "sourceContent": [{"text": "Paris is the capital of France."}]}
+
+SCENARIOS += [
+    Scenario("cancelled", [[Text("I was about to write a long answer"), Cancel(), Text("never streamed")]]),
+    Scenario("cancel_before_tools", [[Text("Checking."), WEATHER, Cancel()]], tools=[get_weather]),
+    Scenario("usage_cache", [[Text("Cached hello.")]],
+             model_kwargs={"usage": {"cacheReadInputTokens": 7, "cacheWriteInputTokens": 3}}),
+    Scenario("throttle_retry", [[Text("A first attempt"), Fail(ModelThrottledException("slow down"))],
+                                [Text("The retried answer.")]],
+             agent_kwargs={"retry_strategy": ModelRetryStrategy(max_attempts=2, initial_delay=0)}),
+    Scenario("hook_retry", [[Text("Discarded draft."), WEATHER], [Text("Final answer.")]], tools=[get_weather],
+             agent_kwargs={"hooks": [RetryOnce()]}),
+    Scenario("citations", [[Cited("Paris is the capital of France.", (CITATION,))]]),
+    Scenario("redacted_reasoning", [[RedactedReasoning(b"opaque-reasoning"), Text("Done thinking.")]]),
+    Scenario("tool_error_result", [[ToolUse("failing_lookup", {"query": "x"}, tool_use_id="tool-f")],
+                                   [Text("Nothing found.")]], tools=[failing_lookup]),
+    Scenario("tool_cancelled_by_hook", [[WEATHER], [Text("I may not look that up.")]], tools=[get_weather],
+             agent_kwargs={"hooks": [RefuseWeather()]}),
+    Scenario("image_result", [[ToolUse("draw_chart", {"title": "Sales"}, tool_use_id="tool-chart")],
+                              [Text("Here is the chart.")]], tools=[draw_chart]),
+    Scenario("json_result", [[ToolUse("stats", {"city": "Paris"}, tool_use_id="tool-stats")],
+                             [Text("Paris has 2.1 million people.")]], tools=[stats]),
+    Scenario("structured_output", [[ToolUse("Forecast", {"city": "Paris", "temperature": 21},
+                                            tool_use_id="tool-forecast")]],
+             agent_kwargs={"structured_output_model": Forecast}),
+    Scenario("limit_turns", [[WEATHER], [Text("Never reached.")]], tools=[get_weather],
+             config=StrandsAgentConfig(limits={"turns": 1})),
+    Scenario("max_tokens_tool_call", [[Text("Let me look."),
+                                       ToolUse("get_weather", {"location": "Paris"}, tool_use_id="tool-cut", cut=17)]],
+             tools=[get_weather], model_kwargs={"stop_reason": "max_tokens"}),
+    Scenario("invocation_state_data", [[Text("The real text.")]],
+             config=StrandsAgentConfig(invocation_state_provider=shadowing_state)),
+]
+BY_NAME.update({s.name: s for s in SCENARIOS})

@@ -654,7 +654,8 @@ def test_100_concurrent_runs_have_no_cross_talk() -> None:
     streams = [parse_sse(raw)[0] for raw in raws]
     for i, events in enumerate(streams):
         assert events[0] == {"type": "RUN_STARTED", "threadId": f"thread-{i}", "runId": f"run-{i}"}
-        assert events[-1] == {"type": "RUN_FINISHED", "threadId": f"thread-{i}", "runId": f"run-{i}"}
+        assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"] == {"type": "success"}
+        assert (events[-1]["threadId"], events[-1]["runId"]) == (f"thread-{i}", f"run-{i}")
         assert text_of(events) == f"echo message-{i}{filler}"
         others = {e.get("threadId") for e in events} | {e.get("runId") for e in events}
         assert others <= {None, f"thread-{i}", f"run-{i}"}

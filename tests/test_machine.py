@@ -128,7 +128,7 @@ def test_internal_moves_are_checked_against_the_table() -> None:
     translator.start()
     with pytest.raises(MachineError):
         translator.move("text_delta", "data")  # no text message is open
-    translator.handle({"data": "hi"})
+    translator.handle({"event": {"contentBlockDelta": {"delta": {"text": "hi"}}}})
     translator.move("text_delta", "data")
     assert translator.state == "streaming_text"
 

@@ -36,6 +36,11 @@ StateFromArgs: TypeAlias = Callable[[ToolCallContext], "Awaitable[StatePayload |
 StateFromResult: TypeAlias = Callable[[ToolResultContext], "Awaitable[StatePayload | None] | StatePayload | None"]
 CustomResultHandler: TypeAlias = Callable[[ToolResultContext], AsyncIterator[Any]]
 StateContextBuilder: TypeAlias = Callable[[RunAgentInput, str], str]
+InvocationStateProvider: TypeAlias = Callable[[Any, RunAgentInput],
+                                              "Awaitable[dict[str, Any] | None] | dict[str, Any] | None"]
+"""``(request, input_data) -> dict | None`` (sync or async), as upstream ``ag_ui_strands``: trusted server
+context for one request, passed to Strands as ``invocation_state``. ``request`` is the FastAPI ``Request``
+when the run comes through the endpoint, else None."""
 
 
 @dataclass(frozen=True)
@@ -75,10 +80,16 @@ _DEFAULT_BEHAVIOR = ToolBehavior()
 
 @dataclass(frozen=True)
 class StrandsAgentConfig:
-    """Adapter configuration: per-tool behaviours and the prompt rewriter."""
+    """Adapter configuration: per-tool behaviours, the prompt rewriter, what each run passes Strands."""
 
     tool_behaviors: Mapping[str, ToolBehavior] = field(default_factory=dict)
     state_context_builder: StateContextBuilder | None = None
+    invocation_state_provider: InvocationStateProvider | None = None
+    limits: Mapping[str, int] | None = None
+    """Strands' per-invocation budget (``{"turns": N, "output_tokens": N, "total_tokens": N}``)."""
+    raw_events: bool = False
+    """Pass Strands events that have no AG-UI meaning through as RAW (invocation_state keys and live objects
+    stripped)."""
 
     def behavior(self, tool_name: str) -> ToolBehavior:
         """The behaviour configured for ``tool_name``, or the default one."""

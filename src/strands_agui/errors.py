@@ -32,6 +32,8 @@ ERROR_CODES: dict[str, str] = {
     "INTERRUPT_EXPIRED": "The paused run is older than the session store's retention; its state was removed.",
     "THREAD_BUSY": "Another run holds this paused thread (a concurrent resume); nothing was changed.",
     "SESSION_ERROR": "The session store could not read or write the thread's pause state.",
+    "INVOCATION_STATE_ERROR": "The invocation_state_provider raised, or returned something other than a dict "
+    "or None; Strands was not called.",
 }
 
 _BY_CLASS_NAME: dict[str, str] = {

@@ -48,3 +48,93 @@ def parse_result(text: str) -> Any:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return text
+
+
+MIME_TYPES: dict[str, str] = {
+    "png": "image/png", "jpeg": "image/jpeg", "jpg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
+    "pdf": "application/pdf", "csv": "text/csv", "doc": "application/msword",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "xls": "application/vnd.ms-excel", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "html": "text/html", "txt": "text/plain", "md": "text/markdown",
+    "mp4": "video/mp4", "mov": "video/quicktime", "mkv": "video/x-matroska", "webm": "video/webm",
+}
+
+
+def result_content(content: Any) -> str | list[dict[str, Any]]:
+    """What TOOL_CALL_RESULT carries: the result text, or, when the result holds media with its bytes, AG-UI
+    content parts in order (text and JSON blocks as text parts, media as image/document/video parts)."""
+    blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
+    if not any(_media_bytes(b) is not None for b in blocks):
+        return result_text(content)
+    parts: list[dict[str, Any]] = []
+    for block in blocks:
+        data = _media_bytes(block)
+        if data is None:
+            parts.append({"type": "text", "text": _block_text(block)})
+            continue
+        kind, media = next((k, block[k]) for k in ("image", "document", "video") if isinstance(block.get(k), Mapping))
+        fmt = str(media.get("format", ""))
+        part: dict[str, Any] = {"type": kind, "source": {"type": "data", "value": data,
+                                                         "mimeType": MIME_TYPES.get(fmt, "application/octet-stream")}}
+        if kind == "document" and media.get("name"):
+            part["metadata"] = {"name": media["name"]}
+        parts.append(part)
+    return parts
+
+
+def _media_bytes(block: Mapping[str, Any]) -> str | None:
+    """The base64 bytes of a media block (live bytes or a recorded log's marker), or None."""
+    for kind in ("image", "document", "video"):
+        media = block.get(kind)
+        if not isinstance(media, Mapping):
+            continue
+        raw = (media.get("source") or {}).get("bytes")
+        if isinstance(raw, bytes | bytearray):
+            return base64.b64encode(raw).decode("ascii")
+        if isinstance(raw, Mapping) and raw.get("__bytes_encoded__"):
+            return str(raw.get("data", ""))
+    return None
+
+
+def complete_json(text: str) -> str | None:
+    """The shortest suffix found that makes a truncated JSON text parse ("" when it already does), or None."""
+    if _parses(text):
+        return ""
+    closers, in_string, escaped = _open_brackets(text)
+    string_ends = ['\\"' if escaped else '"'] if in_string else [""]
+    fills = ["", "null", ": null", '"":null', "0", "e", "ue", "rue", "l", "ll", "ull", "se", "lse", "alse"]
+    for end in string_ends:
+        for fill in fills:
+            for extra in ("", ": null" if end else ""):
+                suffix = end + extra + fill + closers
+                if _parses(text + suffix):
+                    return suffix
+    return None
+
+
+def _open_brackets(text: str) -> tuple[str, bool, bool]:
+    stack: list[str] = []
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append("}" if char == "{" else "]")
+        elif char in "}]" and stack:
+            stack.pop()
+    return "".join(reversed(stack)), in_string, escaped
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True

@@ -29,15 +29,24 @@ class _Message:
     text: list[str] | None = None
     tool_calls: list[_ToolCall] = field(default_factory=list)
     tool_call_id: str | None = None
+    parts: list[dict[str, Any]] | None = None  # a tool message's content parts (media results)
+    error: str | None = None
+    metadata: dict[str, Any] | None = None
 
     def dump(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "role": self.role}
-        if self.text is not None:
+        if self.parts is not None:
+            out["content"] = self.parts
+        elif self.text is not None:
             out["content"] = "".join(self.text)
         if self.tool_calls:
             out["toolCalls"] = [call.dump() for call in self.tool_calls]
         if self.tool_call_id is not None:
             out["toolCallId"] = self.tool_call_id
+        if self.error is not None:
+            out["error"] = self.error
+        if self.metadata:
+            out["metadata"] = self.metadata
         return out
 
 
@@ -66,9 +75,14 @@ class ClientMessages:
         self._calls[tool_call_id] = (parent, call)
         return call.args
 
-    def tool_result(self, message_id: str, tool_call_id: str, content: str) -> None:
+    def tool_result(self, message_id: str, tool_call_id: str, content: str | list[dict[str, Any]],
+                    error: str | None = None) -> None:
         """Insert a tool message after its assistant message and the tool messages already following it."""
-        result = _Message(message_id, "tool", text=[content], tool_call_id=tool_call_id)
+        result = _Message(message_id, "tool", tool_call_id=tool_call_id, error=error)
+        if isinstance(content, str):
+            result.text = [content]
+        else:
+            result.parts = content
         parent = self._calls.get(tool_call_id, (None, None))[0]
         if parent is None:
             self._created.append(result)
@@ -77,6 +91,35 @@ class ClientMessages:
         while index < len(self._created) and self._created[index].role == "tool":
             index += 1
         self._created.insert(index, result)
+
+    def text_of(self, message_id: str) -> str:
+        """The text the client holds for one of this run's messages."""
+        message = self._find(message_id)
+        return "".join(message.text or ()) if message is not None else ""
+
+    def set_text(self, message_id: str, text: str) -> None:
+        """Replace the text of one of this run's messages (the next snapshot carries it)."""
+        message = self._find(message_id)
+        if message is not None:
+            message.text = [text]
+
+    def set_metadata(self, message_id: str, metadata: dict[str, Any]) -> None:
+        message = self._find(message_id)
+        if message is not None:
+            message.metadata = {**(message.metadata or {}), **metadata}
+
+    def retract(self, ids: Sequence[str]) -> None:
+        """Remove this run's messages and tool calls named in ``ids`` (and assistant messages left empty)."""
+        gone = set(ids)
+        for message in self._created:
+            message.tool_calls = [call for call in message.tool_calls if call.id not in gone]
+        self._created = [m for m in self._created if m.id not in gone and (m.role != "assistant" or m.text is not None
+                                                                           or m.tool_calls)]
+        for call_id in gone:
+            self._calls.pop(call_id, None)
+
+    def _find(self, message_id: str) -> _Message | None:
+        return next((m for m in self._created if m.id == message_id), None)
 
     def snapshot(self) -> list[Any]:
         """Input messages, then the run's own, as a MESSAGES_SNAPSHOT carries them."""

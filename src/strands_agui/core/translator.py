@@ -55,17 +55,34 @@ class Translator:
         self.interrupts = InterruptHandler(self)
         self.outcome = OutcomeHandler(self)
         self.machine = build_machine(self)
-        # Strands event -> handler: by the event's ``type`` first, then by its first matching key, in the
-        # order strands-stream-events.md gives (an event carries one of these keys).
-        self.by_type: dict[str, Handle] = {"tool_use_stream": self.tools.on_tool_use_stream}
+        # Strands event -> handler. Events Strands merges the caller's invocation_state into (text, reasoning,
+        # tool input, citations) are not read: what they say is read from the raw model chunk before them,
+        # which nothing is merged into. An event is handled by its ``type``, else by its only key, else by the
+        # keys of ``by_merged_key``; anything else has no AG-UI meaning (RAW when ``raw_events`` is on).
+        self.by_type: dict[str, Handle] = {}
         self.by_key: dict[str, Handle] = {
-            "data": self.text.on_text_delta,
-            "reasoningText": self.text.on_reasoning_delta,
-            "reasoning_signature": self.text.on_reasoning_signature,
-            "message": self.turns.on_message,
-            "event_loop_throttled_delay": self.turns.on_throttle,
-            "tool_interrupt_event": self.interrupts.on_tool_interrupt,
             "event": self.on_raw_chunk,
+            "message": self.turns.on_message,
+            "tool_interrupt_event": self.interrupts.on_tool_interrupt,
+            "structured_output": self.outcome.on_structured_output,
+            "result": self.outcome.on_result,
+        }
+        self.by_merged_key: dict[str, Handle] = {"event_loop_throttled_delay": self.turns.on_throttle}
+        # raw model chunk (``event``) -> handler of its payload
+        self.by_chunk: dict[str, Handle] = {
+            "messageStart": self.turns.on_message_start,
+            "contentBlockStart": self.on_block_start,
+            "contentBlockDelta": self.on_block_delta,
+            "contentBlockStop": self.on_block_stop,
+            "messageStop": self.outcome.on_message_stop,
+            "metadata": self.outcome.on_metadata,
+        }
+        # ``contentBlockDelta.delta`` key -> handler of its value
+        self.by_delta: dict[str, Callable[[Any], list[Item]]] = {
+            "text": self.text.on_text_delta,
+            "citation": self.text.on_citation,
+            "reasoningContent": self.text.on_reasoning_content,
+            "toolUse": self.tools.on_tool_input,
         }
         # the machine's closing trigger -> the events that close the envelope
         self.closers: dict[str, Callable[[], list[Item]]] = {
@@ -132,22 +149,39 @@ class Translator:
         kind = event.get("type")
         if isinstance(kind, str) and kind in self.by_type:
             return self.by_type[kind](event)
-        for key, handler in self.by_key.items():
+        if len(event) == 1:
+            handler = self.by_key.get(next(iter(event)))
+            return handler(event) if handler is not None else []
+        for key, handler in self.by_merged_key.items():
             if key in event:
                 return handler(event)
         return []
 
     def on_raw_chunk(self, event: Mapping[str, Any]) -> list[Item]:
-        """A raw model chunk (``event``): a block's stop closes what is open; a tool block's start announces it."""
+        """A raw model chunk (``event``): the model's own words, before Strands' typed event for them."""
         chunk = event["event"]
         if not isinstance(chunk, Mapping):
             return []
-        if "contentBlockStop" in chunk:
-            return self.close_open("contentBlockStop")
-        tool_use = (chunk.get("contentBlockStart") or {}).get("start", {}).get("toolUse")
-        if tool_use:
-            return self.tools.on_tool_use_start(tool_use)
+        for key, handler in self.by_chunk.items():
+            if isinstance(chunk.get(key), Mapping):
+                return handler(chunk[key])
         return []
+
+    def on_block_start(self, start: Mapping[str, Any]) -> list[Item]:
+        tool_use = (start.get("start") or {}).get("toolUse")
+        return self.tools.on_tool_use_start(tool_use) if isinstance(tool_use, Mapping) else []
+
+    def on_block_delta(self, block: Mapping[str, Any]) -> list[Item]:
+        delta = block.get("delta")
+        if not isinstance(delta, Mapping):
+            return []
+        for key, handler in self.by_delta.items():
+            if key in delta:
+                return handler(delta[key])
+        return []
+
+    def on_block_stop(self, stop: Mapping[str, Any]) -> list[Item]:
+        return self.close_open("contentBlockStop")
 
     # -- what user hooks call back ----------------------------------------------------------------------
     def streamed_args(self, tool_use_id: str, chunk: str) -> ToolCallArgsEvent:

@@ -24,6 +24,8 @@ from ..tooling.recording import RecordedRun, Recorder, record_stream, replay_eve
 from .agents import AgentSource
 from .conversation import conversation
 from .hooks import run_hook
+from .invocation import invocation_state as resolve_invocation_state
+from .invocation import stream_kwargs
 from .pause import ThreadPause
 from .sessions import SessionStore, default_store
 
@@ -32,7 +34,9 @@ logger = logging.getLogger(__name__)
 DEFAULT_PROMPT = "Hello"
 Prompt = list[dict[str, Any]] | None
 Source = AsyncIterator[Mapping[str, Any]]
-Opener = Callable[[Prompt], tuple[Source, Callable[[], Any] | None]]  # -> Strands events, how to stop them
+Stop = Callable[[], Any] | None
+ModelInfo = Mapping[str, Any]  # {"model": id, "provider": name}: who answers, for the run's usage
+Opener = Callable[[Prompt], tuple[Source, Stop, ModelInfo]]  # -> Strands events, how to stop them, the model
 Settle = Callable[[], RunFailure | None]  # after Strands is done, before the terminal event
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
 
@@ -60,25 +64,36 @@ class StrandsAgent:
         return Translator(input_data, self.config, frontend_tools=frontend, id_factory=self.id_factory, trace=trace)
 
     async def run(self, input_data: RunAgentInput, *, recorder: Recorder | None = None,
-                  trace: list[tuple[str, str, str]] | None = None,
+                  trace: list[tuple[str, str, str]] | None = None, request: Any = None,
                   invocation_state: Mapping[str, Any] | None = None) -> AsyncIterator[BaseEvent]:
         """Run the agent for one AG-UI request and yield its AG-UI events (RUN_STARTED first, one terminal last).
 
         ``recorder`` writes the Strands events this run consumed as a replayable log; ``trace`` collects
         ``(cause, trigger, state)`` for every transition; ``invocation_state`` (trusted, request-scoped values
-        for hooks and tools, e.g. from the endpoint's ``invocation_state_provider``) is shallow-copied into
-        ``stream_async(..., invocation_state=)``, since Strands adds its own entries to it."""
+        for hooks and tools, e.g. from the endpoint's ``invocation_state_provider``; else the configured
+        ``StrandsAgentConfig.invocation_state_provider`` called with ``request``) is copied into
+        ``stream_async(..., invocation_state=)`` with the run input added (see ``runtime/invocation.py``)."""
+        refused: RunRefused | None = None
+        try:
+            state = await resolve_invocation_state(self.config, request, input_data, invocation_state)
+        except RunRefused as exc:
+            refused, state = exc, {}
 
         with ExitStack() as stack:  # holds a paused thread for the whole run
             pause = ThreadPause(self.sessions or default_store(), input_data, stack)
 
-            def live(prompt: Prompt) -> tuple[AsyncIterator[Mapping[str, Any]], Callable[[], Any] | None]:
+            def live(prompt: Prompt) -> tuple[Source, Stop, ModelInfo]:
+                if refused is not None:
+                    raise refused
                 agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt)
                 if agent is None:
-                    return _nothing(), None
-                state = dict(invocation_state) if invocation_state is not None else None
-                stream = agent.stream_async(strands_prompt, invocation_state=state)
-                return (record_stream(stream, recorder) if recorder is not None else stream), agent.cancel
+                    return _nothing(), None, {}
+                model = model_info(agent.model)
+                stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state))
+                if recorder is None:
+                    return stream, agent.cancel, model
+                recorder.annotate(model=model)
+                return record_stream(stream, recorder), agent.cancel, model
 
             async for event in self._run(input_data, live, trace, pause.settle):
                 yield event
@@ -89,7 +104,8 @@ class StrandsAgent:
 
         ``input_data`` defaults to the input stored in the log's header."""
         data = input_data or log.input_data or RunAgentInput.model_validate(REPLAY_INPUT)
-        async for event in self._run(data, lambda _prompt: (replay_events(log), None), trace):
+        model = log.metadata.get("model") or {}
+        async for event in self._run(data, lambda _prompt: (replay_events(log), None, model), trace):
             yield event
 
     async def _run(self, input_data: RunAgentInput, open_stream: Opener,
@@ -101,7 +117,7 @@ class StrandsAgent:
         for event in notes:
             yield event
         try:
-            stream, stop = open_stream(prompt)
+            stream, stop, translator.outcome.model = open_stream(prompt)
         except RunRefused as exc:
             async for event in _end(translator, exc.failure):
                 yield event
@@ -162,6 +178,19 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
         failure = failure or settled
     async for out in _end(translator, failure):
         yield out
+
+
+def model_info(model: Any) -> dict[str, Any]:
+    """The model id (its config's ``model_id``) and provider (the ``strands.models`` module it comes from, or
+    its class name) of a Strands model."""
+    config = model.get_config() if hasattr(model, "get_config") else {}
+    model_id = config.get("model_id") if isinstance(config, Mapping) else None
+    module = type(model).__module__
+    provider = module.split(".")[2] if module.startswith("strands.models.") else type(model).__name__
+    info = {"provider": provider.lower()}
+    if isinstance(model_id, str):
+        info["model"] = model_id
+    return info
 
 
 async def _nothing() -> AsyncIterator[Mapping[str, Any]]:

@@ -51,6 +51,7 @@ def copy_agent(template: Agent, **overrides: Any) -> Agent:
         "trace_attributes": template.trace_attributes,
         "conversation_manager": copy.deepcopy(template.conversation_manager),
         "retry_strategy": template._retry_strategy,
+        "structured_output_model": template._default_structured_output_model,
     }
     settings.update(overrides)
     agent = Agent(**settings)

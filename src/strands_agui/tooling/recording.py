@@ -51,7 +51,7 @@ LIVE_MARKER = "__live__"
 
 LIVE_KEYS: frozenset[str] = frozenset(
     {"agent", "model", "event_loop_cycle_trace", "event_loop_cycle_span", "messages", "tool_config",
-     "system_prompt"}
+     "system_prompt", "ag_ui_input"}
 )
 """Invocation-state keys holding live or large objects; dropped from every (nested) event."""
 
@@ -201,10 +201,10 @@ def _open_sink(sink: str | os.PathLike[str] | TextIO) -> TextIO:
 class Recorder:
     """Writes a log while a run consumes events. Usable as a context manager.
 
-    The header is written by the constructor; each :meth:`event` is written and flushed at once, so a
-    crashed process leaves a log readable with ``partial=True``. :meth:`close` writes the end marker. After
-    :meth:`exception` or :meth:`close` no event may be written. The sink is closed only if the recorder
-    opened it (a path).
+    The header is written before the first line after it (:meth:`annotate` may add metadata until then);
+    each :meth:`event` is written and flushed at once, so a crashed process leaves a log readable with
+    ``partial=True``. :meth:`close` writes the end marker. After :meth:`exception` or :meth:`close` no event
+    may be written. The sink is closed only if the recorder opened it (a path).
     """
 
     def __init__(self, sink: str | os.PathLike[str] | TextIO, *, input_data: RunAgentInput | None = None,
@@ -219,7 +219,13 @@ class Recorder:
             header["metadata"] = _clean(dict(metadata), 1, _EMPTY)
         if input_data is not None:
             header["input"] = input_data.model_dump(mode="json", by_alias=True, exclude_none=True)
-        self._write(header)
+        self._header: dict[str, Any] | None = header
+
+    def annotate(self, **metadata: Any) -> None:
+        """Add header metadata (e.g. the run's model), as long as no event was written."""
+        if self._header is None:
+            raise RuntimeError("the log header is already written")
+        self._header["metadata"] = {**self._header.get("metadata", {}), **_clean(metadata, 1, _EMPTY)}
 
     def event(self, event: Mapping[str, Any]) -> None:
         """Sanitize ``event`` and write it as one line."""
@@ -237,6 +243,7 @@ class Recorder:
         """Write the end marker, then close the file if the recorder opened it, else flush it. Idempotent."""
         if self._closed:
             return
+        self._flush_header()
         self._closed = True
         self._write({END_KEY: {"events": self._events}})
         if self._owned:
@@ -256,7 +263,14 @@ class Recorder:
         if self._ended:
             raise RuntimeError("the log already ended with an exception")
 
+    def _flush_header(self) -> None:
+        if self._header is not None:
+            header, self._header = self._header, None
+            self._write(header)
+
     def _write(self, obj: Any) -> None:
+        if self._header is not None and obj is not self._header:
+            self._flush_header()
         self._file.write(_dumps(obj) + "\n")
         self._file.flush()
 

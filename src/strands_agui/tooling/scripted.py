@@ -37,12 +37,14 @@ class Text:
 
 @dataclass(frozen=True)
 class ToolUse:
-    """A tool call whose JSON input is streamed in ``chunks`` fragments (a fresh id unless one is given)."""
+    """A tool call whose JSON input is streamed in ``chunks`` fragments (a fresh id unless one is given);
+    ``cut`` streams only the first ``cut`` characters of it, as a model stopped by its token limit does."""
 
     name: str
     input: dict[str, Any]
     tool_use_id: str | None = None
     chunks: int = 3
+    cut: int | None = None
 
 
 @dataclass(frozen=True)
@@ -54,13 +56,34 @@ class Reasoning:
 
 
 @dataclass(frozen=True)
+class RedactedReasoning:
+    """A reasoning block the provider redacted: only its opaque bytes are streamed."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A text block with citations (streamed as text deltas, then one ``citation`` delta per citation)."""
+
+    text: str
+    citations: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """Call ``agent.cancel()`` at this point, as a user's stop button would; the steps after it are still
+    offered, and Strands stops reading them."""
+
+
+@dataclass(frozen=True)
 class Fail:
     """Raise ``error`` from the model stream at this point (after the steps before it were streamed)."""
 
     error: BaseException
 
 
-Step: TypeAlias = Text | ToolUse | Reasoning | Fail
+Step: TypeAlias = Text | ToolUse | Reasoning | RedactedReasoning | Cited | Cancel | Fail
 Turn: TypeAlias = Sequence[Step]
 Script: TypeAlias = Sequence[Turn] | Callable[[Messages], Turn]
 
@@ -90,13 +113,16 @@ class ScriptedModel(Model):
     """Plays scripted turns as Bedrock-shaped ``StreamEvent`` chunks.
 
     ``delay`` seconds are awaited before each chunk (0 in tests; the served examples use a realistic pace).
-    ``stop_reason`` overrides the stop reason of every turn (e.g. ``"max_tokens"``).
+    ``stop_reason`` overrides the stop reason of every turn (e.g. ``"max_tokens"``); ``usage`` adds to (or
+    overrides) the usage every call reports (e.g. ``cacheReadInputTokens``).
     """
 
-    def __init__(self, script: Script, *, delay: float = 0.0, stop_reason: str | None = None) -> None:
+    def __init__(self, script: Script, *, delay: float = 0.0, stop_reason: str | None = None,
+                 usage: dict[str, int] | None = None) -> None:
         self._script = script
         self._delay = delay
         self._stop_reason = stop_reason
+        self._usage = {"inputTokens": 10, "outputTokens": 10, "totalTokens": 20, **(usage or {})}
         self._calls = 0
         self.config: dict[str, Any] = {"model_id": "scripted"}
 
@@ -128,6 +154,9 @@ class ScriptedModel(Model):
         for index, step in enumerate(turn):
             if isinstance(step, Fail):
                 raise step.error
+            if isinstance(step, Cancel):
+                kwargs["invocation_state"]["agent"].cancel()
+                continue
             used_tools |= isinstance(step, ToolUse)
             for chunk in self._block(index, step):
                 if self._delay:
@@ -135,8 +164,7 @@ class ScriptedModel(Model):
                 yield chunk
         stop = self._stop_reason or ("tool_use" if used_tools else "end_turn")
         yield {"messageStop": {"stopReason": stop}}  # type: ignore[typeddict-item]
-        yield {"metadata": {"usage": {"inputTokens": 10, "outputTokens": 10, "totalTokens": 20},
-                            "metrics": {"latencyMs": 1}}}
+        yield {"metadata": {"usage": dict(self._usage), "metrics": {"latencyMs": 1}}}  # type: ignore[typeddict-item]
 
     @staticmethod
     def _block(index: int, step: Step) -> list[StreamEvent]:
@@ -148,10 +176,16 @@ class ScriptedModel(Model):
             deltas = [{"reasoningContent": {"text": piece}} for piece in split_text(step.text, None)]
             if step.signature:
                 deltas.append({"reasoningContent": {"signature": step.signature}})
+        elif isinstance(step, RedactedReasoning):
+            deltas = [{"reasoningContent": {"redactedContent": step.data}}]
+        elif isinstance(step, Cited):
+            deltas = [{"text": piece} for piece in split_text(step.text, None)]
+            deltas += [{"citation": dict(citation)} for citation in step.citations]
         elif isinstance(step, ToolUse):
             tool_use_id = step.tool_use_id or f"tooluse_{uuid.uuid4().hex[:16]}"  # unique, as a model's are
             start = {"toolUse": {"name": step.name, "toolUseId": tool_use_id}}
-            deltas = [{"toolUse": {"input": piece}} for piece in split_even(json.dumps(step.input), step.chunks)]
+            text = json.dumps(step.input)[: step.cut]
+            deltas = [{"toolUse": {"input": piece}} for piece in split_even(text, step.chunks)]
         events: list[Any] = [{"contentBlockStart": {"contentBlockIndex": index, "start": start}}]
         events += [{"contentBlockDelta": {"contentBlockIndex": index, "delta": d}} for d in deltas]
         events.append({"contentBlockStop": {"contentBlockIndex": index}})

@@ -34,6 +34,12 @@ class Turn:
 
     text_message_id: str | None = None
     tool_use_ids: list[str] = field(default_factory=list)
+    message_ids: list[str] = field(default_factory=list)  # every text message the turn opened
+    needs_snapshot: bool = False  # the client's copy of the turn was corrected (the turn's end sends it)
+
+    @property
+    def shown(self) -> bool:
+        return bool(self.message_ids or self.tool_use_ids)
 
 
 def new_id() -> str:

@@ -53,4 +53,4 @@ class InterruptHandler(Handler):
                 if call.id not in answered:
                     self.run.tools.calls[call.id] = ToolCallRecord(
                         call.id, call.function.name, message.id, [], [call.function.arguments],
-                        parse_args(call.function.arguments))
+                        parse_args(call.function.arguments), answered=True)

@@ -1,56 +1,122 @@
-"""Run start and end: RUN_STARTED (with the input's state), and the terminal RUN_FINISHED / RUN_ERROR.
+"""Run start and end: RUN_STARTED (with the input's state and ``parentRunId``), and the terminal RUN_FINISHED /
+RUN_ERROR with what Strands reported about the run.
 
-``outcome()`` is the one place that decides what a finished run's ``outcome`` says, from the state the
-machine ended in (``paused`` -> the interrupt outcome built by the interrupt handler).
+* ``outcome``: ``interrupt`` when the machine ended ``paused`` (the interrupts the run waits for);
+  ``cancelled`` when Strands' stop reason is ``cancelled`` (``agent.cancel()``, a hook's cancel); otherwise
+  ``success``, naming in ``pendingToolCallIds`` the frontend tool calls the client is to answer.
+* ``usage``: the token usage every model call reported (raw ``metadata`` chunks), summed, with the model id
+  and provider, on RUN_FINISHED and on RUN_ERROR alike. ``inputTokens`` includes cache reads and writes (AG-UI
+  counts them as parts of it; Strands reports them beside it).
+* ``result``: the validated structured output (``structured_output`` event), as JSON data.
+* ``metadata.stopReason``: Strands' stop reason (``end_turn``, ``tool_use``, ``cancelled``, ``limit_turns``,
+  ``guardrail_intervened`` ...), whenever Strands reported one.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from ag_ui.core import (
     MessagesSnapshotEvent,
     RunErrorEvent,
+    RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
     RunStartedEvent,
     StateSnapshotEvent,
+    TokenUsage,
 )
 
 from ...errors import RunFailure
+from ..interrupts import json_safe
 from ..machine import PAUSED
 from .base import Handler, Item
 
+USAGE_KEYS = ("inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens")
+
 
 class OutcomeHandler(Handler):
-    """The first and the last events of the run."""
+    """The first and the last events of the run, and what the last one carries."""
+
+    stop_reason: str | None = None
+    result: Any = None
+    model: Mapping[str, Any] = {}  # {"model": id, "provider": name} of the run's model, when known
+
+    def __init__(self, run: Any) -> None:
+        super().__init__(run)
+        self.usage_totals: Counter[str] = Counter()
 
     def start(self) -> list[Item]:
         run = self.run
         if run.input.resume:
             run.interrupts.adopt_parked_calls()
         run.fire("start_run", "run")
-        out: list[Item] = [RunStartedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id)]
+        out: list[Item] = [RunStartedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id,
+                                           parent_run_id=run.input.parent_run_id)]
         if run.input.state is not None:
             out.append(StateSnapshotEvent(snapshot=run.shared_state))
         if run.input.resume:  # names the parked tool calls in this run before their results arrive
             out.append(MessagesSnapshotEvent(messages=run.client.snapshot()))
         return out
 
+    # -- what Strands reports -------------------------------------------------------------------------
+    def on_message_stop(self, chunk: Mapping[str, Any]) -> list[Item]:
+        reason = chunk.get("stopReason")
+        if isinstance(reason, str):
+            self.stop_reason = reason
+        return []
+
+    def on_metadata(self, chunk: Mapping[str, Any]) -> list[Item]:
+        usage = chunk.get("usage")
+        if isinstance(usage, Mapping):
+            self.usage_totals.update({k: int(usage[k]) for k in USAGE_KEYS if isinstance(usage.get(k), int)})
+        return []
+
+    def on_structured_output(self, event: Mapping[str, Any]) -> list[Item]:
+        value = event["structured_output"]
+        self.result = json_safe(value.model_dump(mode="json") if hasattr(value, "model_dump") else value)
+        return []
+
+    def on_result(self, event: Mapping[str, Any]) -> list[Item]:
+        result = event["result"]
+        reason = result.get("stop_reason") if isinstance(result, Mapping) else getattr(result, "stop_reason", None)
+        if isinstance(reason, str):
+            self.stop_reason = reason
+        return []
+
+    # -- the end --------------------------------------------------------------------------------------
     def finish_run(self) -> list[Item]:
         run = self.run
         out = run.close_open("finish")
         run.fire("finish", "finish")
+        metadata = {"stopReason": self.stop_reason} if self.stop_reason else None
         return [*out, RunFinishedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id,
-                                       outcome=self.outcome())]
+                                       outcome=self.outcome(), usage=self.usage(), result=self.result,
+                                       metadata=metadata)]
 
     def outcome(self) -> Any:
+        """The one place a finished run's outcome is decided."""
         if self.run.state == PAUSED:
             return RunFinishedInterruptOutcome(interrupts=self.run.interrupts.pending())
-        return None
+        if self.stop_reason == "cancelled":
+            return RunFinishedCancelledOutcome()
+        return RunFinishedSuccessOutcome(pending_tool_call_ids=self.run.tools.pending() or None)
+
+    def usage(self) -> list[TokenUsage] | None:
+        totals = self.usage_totals
+        if not totals:
+            return None
+        cached, written = totals["cacheReadInputTokens"], totals["cacheWriteInputTokens"]
+        prompt = totals["inputTokens"] + cached + written
+        return [TokenUsage(provider=self.model.get("provider"), model=self.model.get("model"), input_tokens=prompt,
+                           output_tokens=totals["outputTokens"], total_tokens=prompt + totals["outputTokens"],
+                           cached_input_tokens=cached or None, cache_write_input_tokens=written or None)]
 
     def fail_run(self, failure: RunFailure) -> list[Item]:
         run = self.run
         out = run.close_open("error")
         run.fire("fail", "error")
-        return [*out, RunErrorEvent(message=failure.message, code=failure.code)]
+        return [*out, RunErrorEvent(message=failure.message, code=failure.code, usage=self.usage())]

@@ -1,12 +1,20 @@
-"""Text and reasoning: the ``data`` / ``reasoningText`` deltas and ``reasoning_signature``.
+"""Text and reasoning, read from the model's own chunks (``contentBlockDelta.delta``): ``text``,
+``citation``, ``reasoningContent.text`` / ``signature`` / ``redactedContent``.
 
-One text message per model turn's text block (TEXT_MESSAGE_START / CONTENT / END); one reasoning message per
-reasoning block (REASONING_START, REASONING_MESSAGE_*, REASONING_END), its signature sent as
-REASONING_ENCRYPTED_VALUE when the block closes.
+The typed events Strands derives from these chunks (``data``, ``reasoningText`` ...) carry the caller's
+``invocation_state`` merged in, so a user key named ``data`` would replace the model's text there; the raw
+chunk is never merged, so it is the one place the text is read from.
+
+One text message per text block (TEXT_MESSAGE_START / CONTENT / END); its citations go on its
+TEXT_MESSAGE_END ``metadata.citations`` and on the message itself (``metadata.citations`` in the next
+MESSAGES_SNAPSHOT). One reasoning message per reasoning block (REASONING_START, REASONING_MESSAGE_*,
+REASONING_END); its signature, or the base64 of redacted reasoning, goes out as REASONING_ENCRYPTED_VALUE when
+the block closes.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +30,7 @@ from ag_ui.core import (
     TextMessageStartEvent,
 )
 
+from ..interrupts import json_safe
 from ..machine import REASONING, STREAMING_TEXT
 from .base import Handler, Item
 
@@ -31,54 +40,91 @@ class TextHandler(Handler):
 
     text_sink: list[str]  # deltas of the open text message (shared with ClientMessages)
     reasoning_signature: str = ""
+    redacted: bytes = b""
+    citations: list[Any]
 
-    def on_text_delta(self, event: Mapping[str, Any]) -> list[Item]:
-        text = event["data"]
+    def on_text_delta(self, text: str) -> list[Item]:
         if not isinstance(text, str) or not text:
             return []
         run = self.run
         out = self._open_text() if run.state != STREAMING_TEXT else []
-        run.move("text_delta", "data")
+        run.move("text_delta", "contentBlockDelta")
         self.text_sink.append(text)
         out.append(TextMessageContentEvent(message_id=run.open_id, delta=text))
         return out
 
+    def show_text(self, text: str, cause: str) -> list[Item]:
+        """Text the stream never showed (a provider that does not stream): one whole message."""
+        return self.on_text_delta(text) + self.run.close_open(cause)
+
+    def on_citation(self, citation: Any) -> list[Item]:
+        """A citation of the open text block: kept for its TEXT_MESSAGE_END and the message's metadata."""
+        if self.run.state == STREAMING_TEXT:
+            self.citations.append(json_safe(citation))
+        return []
+
     def _open_text(self) -> list[Item]:
         run = self.run
-        out = run.close_open("data")
-        run.fire("open_text", "data")
+        out = run.close_open("contentBlockDelta")
+        run.fire("open_text", "contentBlockDelta")
         run.open_id = run.turn.text_message_id = run.new_id()
+        run.turn.message_ids.append(run.open_id)
         self.text_sink = run.client.open_text(run.open_id)
+        self.citations = []
         return [*out, TextMessageStartEvent(message_id=run.open_id, role="assistant")]
 
     def close_text_events(self) -> list[Item]:
-        return [TextMessageEndEvent(message_id=self.run.open_id)]
+        message_id = self.run.open_id
+        if not self.citations:
+            return [TextMessageEndEvent(message_id=message_id)]
+        self.run.client.set_metadata(message_id, {"citations": self.citations})
+        self.run.turn.needs_snapshot = True
+        return [TextMessageEndEvent(message_id=message_id, metadata={"citations": self.citations})]
 
-    def on_reasoning_delta(self, event: Mapping[str, Any]) -> list[Item]:
-        text = event["reasoningText"]
-        if not isinstance(text, str) or not text:
+    def on_reasoning_content(self, content: Mapping[str, Any]) -> list[Item]:
+        """``reasoningContent``: a text delta, a piece of the signature, or redacted (encrypted) reasoning."""
+        if not isinstance(content, Mapping):
             return []
+        text, signature, redacted = content.get("text"), content.get("signature"), content.get("redactedContent")
+        if isinstance(text, str) and text:
+            return self._reasoning_delta(text)
+        if signature and self.run.state == REASONING:
+            self.reasoning_signature += str(signature)
+            return []
+        if redacted:
+            out = self._open_reasoning() if self.run.state != REASONING else []
+            self.redacted += _bytes(redacted)
+            return out
+        return []
+
+    def _reasoning_delta(self, text: str) -> list[Item]:
         run = self.run
-        out: list[Item] = []
-        if run.state != REASONING:
-            out = run.close_open("reasoningText")
-            run.fire("open_reasoning", "reasoningText")
-            run.open_id, self.reasoning_signature = run.new_id(), ""
-            out += [ReasoningStartEvent(message_id=run.open_id),
-                    ReasoningMessageStartEvent(message_id=run.open_id, role="reasoning")]
-        run.move("reasoning_delta", "reasoningText")
+        out = self._open_reasoning() if run.state != REASONING else []
+        run.move("reasoning_delta", "contentBlockDelta")
         out.append(ReasoningMessageContentEvent(message_id=run.open_id, delta=text))
         return out
 
-    def on_reasoning_signature(self, event: Mapping[str, Any]) -> list[Item]:
-        if self.run.state == REASONING:
-            self.reasoning_signature += str(event["reasoning_signature"])
-        return []
+    def _open_reasoning(self) -> list[Item]:
+        run = self.run
+        out = run.close_open("contentBlockDelta")
+        run.fire("open_reasoning", "contentBlockDelta")
+        run.open_id, self.reasoning_signature, self.redacted = run.new_id(), "", b""
+        return [*out, ReasoningStartEvent(message_id=run.open_id),
+                ReasoningMessageStartEvent(message_id=run.open_id, role="reasoning")]
 
     def close_reasoning_events(self) -> list[Item]:
         message_id = self.run.open_id
         out: list[Item] = [ReasoningMessageEndEvent(message_id=message_id)]
-        if self.reasoning_signature:
-            out.append(ReasoningEncryptedValueEvent(subtype="message", entity_id=message_id,
-                                                    encrypted_value=self.reasoning_signature))
+        secret = self.reasoning_signature or (base64.b64encode(self.redacted).decode("ascii") if self.redacted else "")
+        if secret:
+            out.append(ReasoningEncryptedValueEvent(subtype="message", entity_id=message_id, encrypted_value=secret))
         return [*out, ReasoningEndEvent(message_id=message_id)]
+
+
+def _bytes(value: Any) -> bytes:
+    """Redacted content: live bytes, or a recorded log's ``__bytes_encoded__`` marker."""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value)
+    if isinstance(value, Mapping) and value.get("__bytes_encoded__"):
+        return base64.b64decode(str(value.get("data", "")))
+    return str(value).encode()

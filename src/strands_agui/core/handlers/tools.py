@@ -1,9 +1,15 @@
-"""Tool calls and their results: ``contentBlockStart.toolUse``, ``tool_use_stream``, the call's end, and the
-user ``message`` of ``toolResult``s that ends a tool batch.
+"""Tool calls and their results: the raw ``contentBlockStart.toolUse`` and ``contentBlockDelta.toolUse``
+chunks, the call's end, and the user ``message`` of ``toolResult``s that ends a tool batch.
 
 A call is announced once (TOOL_CALL_START), its argument fragments streamed (TOOL_CALL_ARGS, or buffered for an
-``args_streamer``), and ended when its block stops (TOOL_CALL_END, then the ``state_from_args`` hook). A batch's
-results become TOOL_CALL_RESULTs, one MESSAGES_SNAPSHOT, then the result hooks.
+``args_streamer``), and ended when its block stops (TOOL_CALL_END, then the ``state_from_args`` hook). Arguments
+cut off before they form JSON (``max_tokens``, a cancel) get the shortest suffix that closes them, sent as a
+last TOOL_CALL_ARGS, and a ``strands_agui.tool_call_truncated`` CUSTOM event names the call and what the model
+really sent. A batch's results become TOOL_CALL_RESULTs (their text), one MESSAGES_SNAPSHOT, then the result
+hooks. The snapshot is what carries a failed result's ``error`` and a media result's content parts (ImagePart,
+DocumentPart, VideoPart with the base64 bytes) on the tool message: AG-UI 1.0 also allows parts on TOOL_CALL_RESULT, but
+ag-ui-validate 0.4.0 rejects them (AGUI504), and ToolCallResultEvent has no ``error``. Such a batch always gets
+its snapshot, ``skip_messages_snapshot`` or not.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from ag_ui.core import (
 
 from ...config import ToolBehavior, ToolCallContext, ToolResultContext
 from ..machine import IN_TOOL_CALL
-from ..results import parse_result, result_text
+from ..results import complete_json, parse_result, result_content, result_text
 from .base import Handler, HookCall, Item, parse_args
 
 if TYPE_CHECKING:
@@ -41,10 +47,15 @@ class ToolCallRecord:
     shown: list[str]  # argument deltas the client has seen (shared with ClientMessages)
     chunks: list[str] = field(default_factory=list)  # argument fragments Strands streamed
     tool_input: Any = None
+    answered: bool = False  # a TOOL_CALL_RESULT was sent (or the client already holds the result)
+    truncated: bool = False
 
     @property
     def args(self) -> str:
         return "".join(self.chunks)
+
+
+TRUNCATED_EVENT = "strands_agui.tool_call_truncated"
 
 
 class ToolHandler(Handler):
@@ -54,6 +65,7 @@ class ToolHandler(Handler):
         super().__init__(run)
         self.calls: dict[str, ToolCallRecord] = {}
         self.batch: list[ToolResultContext] = []
+        self.snapshot_only = False  # the batch holds what only a snapshot carries (an error, content parts)
 
     # -- guards ---------------------------------------------------------------------------------------
     def turn_calls_frontend_tool(self) -> bool:
@@ -72,19 +84,26 @@ class ToolHandler(Handler):
     # -- calls ----------------------------------------------------------------------------------------
     def on_tool_use_start(self, tool_use: Mapping[str, Any]) -> list[Item]:
         """A raw ``contentBlockStart.start.toolUse``: the call's name and id, before any argument."""
-        return self.announce(tool_use["toolUseId"], tool_use["name"], "contentBlockStart")
+        return self.announce(str(tool_use["toolUseId"]), str(tool_use.get("name", "")), "contentBlockStart")
 
-    def on_tool_use_stream(self, event: Mapping[str, Any]) -> list[Item]:
+    def on_tool_input(self, delta: Mapping[str, Any]) -> list[Item]:
+        """A raw ``contentBlockDelta.delta.toolUse``: an argument fragment of the open call (some providers
+        name the call in its first delta instead of a block start)."""
         run = self.run
-        current = event["current_tool_use"]
-        tool_use_id = current.get("toolUseId")
         out: list[Item] = []
-        if tool_use_id not in self.calls:
-            out = self.announce(tool_use_id, current.get("name", ""), "tool_use_stream")
-        fragment = event.get("delta", {}).get("toolUse", {}).get("input", "")
-        if not fragment or run.state != IN_TOOL_CALL or run.open_id != tool_use_id:
+        if not isinstance(delta, Mapping):
             return out
-        run.move("tool_args", "tool_use_stream")
+        if run.state != IN_TOOL_CALL and delta.get("toolUseId") and delta.get("name"):
+            out = self.announce(str(delta["toolUseId"]), str(delta["name"]), "contentBlockDelta")
+        fragment = delta.get("input", "")
+        if not isinstance(fragment, str) or not fragment or run.state != IN_TOOL_CALL:
+            return out
+        return out + self.args_fragment(run.open_id, fragment, "contentBlockDelta")
+
+    def args_fragment(self, tool_use_id: str, fragment: str, cause: str) -> list[Item]:
+        run = self.run
+        run.move("tool_args", cause)
+        out: list[Item] = []
         record = self.calls[tool_use_id]
         record.chunks.append(fragment)
         if run.config.behavior(record.name).args_streamer is None:
@@ -110,23 +129,36 @@ class ToolHandler(Handler):
 
     def show_unstreamed(self, tool_use: Mapping[str, Any]) -> list[Item]:
         """A call the model's final message holds but the stream never showed: announce, args, end."""
-        out = self.announce(tool_use["toolUseId"], tool_use.get("name", ""), "message")
-        args = json.dumps(tool_use.get("input", {}))
-        out += self.on_tool_use_stream({"type": "tool_use_stream", "current_tool_use": tool_use,
-                                        "delta": {"toolUse": {"input": args}}})
+        out = self.announce(str(tool_use["toolUseId"]), str(tool_use.get("name", "")), "message")
+        out += self.args_fragment(self.run.open_id, json.dumps(tool_use.get("input", {})), "message")
         return out + self.run.close_open("message")
 
     def close_tool_call_events(self) -> list[Item]:
         record = self.calls[self.run.open_id]
+        out = self._complete_args(record)
         record.tool_input = parse_args(record.args)
         behavior = self.run.config.behavior(record.name)
         context = self.call_context(record)
-        out: list[Item] = []
         if behavior.args_streamer is not None:
             out.append(HookCall("args_streamer", behavior.args_streamer, context))
         out.append(ToolCallEndEvent(tool_call_id=record.tool_use_id))
         if behavior.state_from_args is not None:
             out.append(HookCall("state_from_args", behavior.state_from_args, context))
+        return out
+
+    def _complete_args(self, record: ToolCallRecord) -> list[Item]:
+        """Arguments cut off mid-JSON: close them so the client can parse the call, and say it was cut off."""
+        received = record.args
+        suffix = complete_json(received) if received else ""
+        if not suffix:
+            return []
+        record.truncated = True
+        record.chunks.append(suffix)
+        out: list[Item] = [CustomEvent(name=TRUNCATED_EVENT, value={
+            "toolCallId": record.tool_use_id, "toolCallName": record.name, "receivedArgs": received})]
+        if self.run.config.behavior(record.name).args_streamer is None:
+            record.shown.append(suffix)
+            out.append(ToolCallArgsEvent(tool_call_id=record.tool_use_id, delta=suffix))
         return out
 
     def streamed_args(self, tool_use_id: str, chunk: str) -> ToolCallArgsEvent:
@@ -138,16 +170,25 @@ class ToolHandler(Handler):
         return ToolCallContext(input_data=self.run.input, tool_name=record.name, tool_use_id=record.tool_use_id,
                                tool_input=record.tool_input, args_str=record.args or "{}")
 
+    def pending(self) -> list[str]:
+        """Frontend calls this run showed and did not answer: the client answers them in its next input."""
+        return [r.tool_use_id for r in self.calls.values() if r.name in self.run.frontend_tools and not r.answered]
+
+    def forget(self, tool_use_ids: list[str]) -> None:
+        for tool_use_id in tool_use_ids:
+            self.calls.pop(tool_use_id, None)
+
     # -- results --------------------------------------------------------------------------------------
     def on_tool_result_message(self, message: Mapping[str, Any]) -> list[Item]:
         config = self.run.config
         results = [b["toolResult"] for b in message.get("content") or []
                    if isinstance(b, Mapping) and isinstance(b.get("toolResult"), Mapping)]
         out: list[Item] = []
-        self.batch = []
+        self.batch, self.snapshot_only = [], False
         for result in results:
             out += self._tool_result(result)
-        if self.batch and not all(config.behavior(c.tool_name).skip_messages_snapshot for c in self.batch):
+        skip = all(config.behavior(c.tool_name).skip_messages_snapshot for c in self.batch)
+        if self.batch and (self.snapshot_only or not skip):
             out.append(MessagesSnapshotEvent(messages=self.run.client.snapshot()))
         for context in self.batch:
             out += _result_hooks(config.behavior(context.tool_name), context)
@@ -159,13 +200,16 @@ class ToolHandler(Handler):
         record = self.calls.get(str(result.get("toolUseId")))
         if record is None or record.name in run.frontend_tools:
             return []  # a frontend tool's result comes from the client; an unannounced id has no card to fill
-        content = result_text(result.get("content"))
+        text, content = result_text(result.get("content")), result_content(result.get("content"))
+        error = (text or "error") if result.get("status") == "error" else None
+        self.snapshot_only |= error is not None or not isinstance(content, str)
         message_id = run.new_id()
-        run.client.tool_result(message_id, record.tool_use_id, content)
-        context = ToolResultContext(**vars(self.call_context(record)), result_data=parse_result(content),
+        record.answered = True
+        run.client.tool_result(message_id, record.tool_use_id, content, error)
+        context = ToolResultContext(**vars(self.call_context(record)), result_data=parse_result(text),
                                     message_id=record.parent_message_id or record.tool_use_id)
         self.batch.append(context)
-        return [ToolCallResultEvent(message_id=message_id, tool_call_id=record.tool_use_id, content=content,
+        return [ToolCallResultEvent(message_id=message_id, tool_call_id=record.tool_use_id, content=text,
                                     role="tool")]
 
 
