@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from strands import Agent, ToolContext, tool
 
 from strands_agui import replay_to_list
 from strands_agui.tooling.testing import dump_events
@@ -136,3 +137,50 @@ def test_a_truncated_tool_call_is_valid_json_and_marked(client) -> None:
     assert call["id"] == mark["value"]["toolCallId"]
     assert call["function"]["arguments"] == '{"location": "Par"}'
     assert events[-1]["code"] == "MAX_TOKENS"
+
+
+def test_parent_run_id_is_echoed_on_run_started() -> None:
+    from strands_agui.core.translator import Translator
+    from tests.scenarios import run_input
+
+    data = run_input().model_copy(update={"parent_run_id": "run-0"})
+    assert dump_events(Translator(data).start())[0]["parentRunId"] == "run-0"
+
+
+async def test_tools_see_the_run_input_and_the_provided_invocation_state() -> None:
+    from strands_agui import StrandsAgent, StrandsAgentConfig
+    from strands_agui.runtime.invocation import AGUI_INPUT_KEY
+    from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
+    from tests.scenarios import run_input
+
+    seen: list[Any] = []
+
+    @tool(context=True)
+    def whoami(tool_context: ToolContext) -> str:
+        """Report the caller."""
+        state = tool_context.invocation_state
+        seen.append((state["tenant"], state[AGUI_INPUT_KEY].forwarded_props, state[AGUI_INPUT_KEY].context))
+        return "ok"
+
+    async def provider(request: Any, input_data: Any) -> dict[str, Any]:
+        return {"tenant": f"tenant-of-{input_data.thread_id}"}
+
+    agent = Agent(model=ScriptedModel([[ToolUse("whoami", {})], [Text("Done.")]]), tools=[whoami],
+                  callback_handler=None)
+    data = run_input().model_copy(update={"forwarded_props": {"plan": "pro"}})
+    config = StrandsAgentConfig(invocation_state_provider=provider)
+    events = dump_events([e async for e in StrandsAgent(agent, config=config).run(data)])
+    assert events[-1]["outcome"] == {"type": "success"}
+    assert seen == [("tenant-of-thread-1", {"plan": "pro"}, [])]
+
+
+async def test_a_failing_provider_ends_the_run_with_invocation_state_error() -> None:
+    from strands_agui import StrandsAgent, StrandsAgentConfig
+
+    def provider(request: Any, input_data: Any) -> Any:
+        return ["not", "a", "dict"]
+
+    adapter = StrandsAgent(BY_NAME["plain_text"].agent(), config=StrandsAgentConfig(invocation_state_provider=provider))
+    events = dump_events([e async for e in adapter.run(BY_NAME["plain_text"].input)])
+    assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
+    assert events[-1]["code"] == "INVOCATION_STATE_ERROR"
