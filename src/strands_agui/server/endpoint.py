@@ -16,15 +16,14 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
   That is FastAPI's public way to write a comment, and the bytes on the wire (``: ping\\n\\n``) are the
   same. Every frame restarts FastAPI's own timer, so FastAPI adds its own ping only when
   ``keepalive_seconds`` is above its 15 s.
-* **Body limit.** FastAPI's per-route ``max_body_size`` (Starlette's ``RequestBodyLimitMiddleware``)
-  answers 413 when ``Content-Length`` is over the limit, before reading anything. For a chunked
-  body it counts bytes as it reads and answers 413 once the count passes the limit.
-* **Validation before the stream.** Route dependencies run before the generator starts, in this
-  order: the caller's ``dependencies`` (authentication), then the Content-Type check (415), then the
-  Accept check (406). The RunAgentInput body is validated after them (FastAPI's 422, whose ``loc``
-  names the field). Malformed JSON (422) and an oversized body (413) are rejected even earlier,
-  while FastAPI reads the body. So a status code is always final before the first byte of the
-  stream is sent.
+* **Validation before the stream** (``validation.py``). While FastAPI reads the body, an oversized
+  one is refused (413, whether or not ``Content-Length`` was sent) and so is malformed JSON: not
+  UTF-8, a lone surrogate, nesting over ``max_depth``, a U+0000 (422 ``json_invalid``). Then route
+  dependencies run, in this order: the caller's ``dependencies`` (authentication), the Content-Type
+  check (415), the Accept check (406). Then the RunAgentInput is validated (FastAPI's 422, whose
+  ``loc`` names the field), then what its schema cannot say (message count, image data, tool
+  schemas, unanswerable tool results: 422). So a status code is always final before the first
+  byte of the stream is sent.
 * **Cancellation.** The run's generator is iterated, and closed, only inside its pump task (Strands
   keeps OpenTelemetry context in contextvars, so it must stay in one task). A request-scoped
   dependency owns the pump. Its teardown cancels the task and waits for it. So when a client
@@ -57,6 +56,15 @@ from ..runtime.sessions import SessionStore
 from .inspector import inspected_run, wants_inspection
 from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, require_event_stream, require_json_body
 from .streaming import _run_pump, _RunPump, encode_event
+from .validation import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_MESSAGES,
+    RequestLimits,
+    require_message_roles,
+    run_route,
+    validated_run_input,
+)
 
 __all__ = [
     "SSE_MEDIA_TYPE",
@@ -66,6 +74,7 @@ __all__ = [
     "add_strands_fastapi_endpoint",
     "create_strands_app",
     "encode_event",
+    "without_api_docs",
 ]
 
 InvocationStateProvider: TypeAlias = Callable[
@@ -74,12 +83,11 @@ InvocationStateProvider: TypeAlias = Callable[
 """``(request, input_data) -> dict | None`` (sync or async): trusted, request-scoped Strands invocation state."""
 
 _UNSET: Any = object()
-DEFAULT_MAX_BODY_BYTES = 1_048_576
 DEFAULT_KEEPALIVE_SECONDS = 15.0
 
 _ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     406: {"description": f"The Accept header allows none of: {', '.join(PRODUCED_MEDIA_TYPES)}."},
-    413: {"description": "The request body is larger than the endpoint's limit."},
+    413: {"description": "The request body is larger than the endpoint's max_body_bytes."},
     415: {"description": "The request body is not JSON (Content-Type must be application/json)."},
 }
 
@@ -87,9 +95,7 @@ _ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 # ----------------------------------------------------------------------------- public API
 
 
-def _check_settings(max_body_bytes: int, keepalive_seconds: float) -> None:
-    if isinstance(max_body_bytes, bool) or not isinstance(max_body_bytes, int) or max_body_bytes < 0:
-        raise ValueError(f"max_body_bytes must be a non-negative int, not {max_body_bytes!r}")
+def _check_settings(keepalive_seconds: float) -> None:
     if not keepalive_seconds > 0:
         raise ValueError(f"keepalive_seconds must be positive, not {keepalive_seconds!r}")
 
@@ -103,6 +109,8 @@ def add_strands_fastapi_endpoint(
     auth: Callable[..., Any] | None = None,
     invocation_state_provider: InvocationStateProvider | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_messages: int = DEFAULT_MAX_MESSAGES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
     keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
     name: str | None = None,
     inspect: bool = False,
@@ -116,15 +124,18 @@ def add_strands_fastapi_endpoint(
     ``invocation_state_provider(request, input_data)`` (sync or async) returns a dict of trusted,
     request-scoped values handed to Strands as ``invocation_state`` (a copy per run), or None; it runs after
     validation and before the stream, so an ``HTTPException`` it raises is the answer.
-    ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. ``inspect=True`` lets a request
-    ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``; development
-    servers only: it shows the raw Strands events).
+    ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. The limits
+    (``max_body_bytes``, ``max_messages``, ``max_depth``) are described in :class:`RequestLimits`. ``inspect=True``
+    lets a request ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``;
+    development servers only: it shows the raw Strands events).
     """
-    _check_settings(max_body_bytes, keepalive_seconds)
+    _check_settings(keepalive_seconds)
+    limits = RequestLimits(max_body_bytes, max_messages, max_depth)
     invocation_state = _invocation_state_dependency(invocation_state_provider)
 
     async def run_agent(
-        input_data: RunAgentInput, pump: Annotated[_RunPump, Depends(_run_pump)],
+        input_data: Annotated[RunAgentInput, Depends(validated_run_input)],
+        pump: Annotated[_RunPump, Depends(_run_pump)],
         state: dict[str, Any] | None = Depends(invocation_state),  # noqa: B008 - a local dependency
     ) -> AsyncIterator[ServerSentEvent]:
         """The run's SSE frames; FastAPI writes them. Runs only once every dependency has passed."""
@@ -134,19 +145,35 @@ def add_strands_fastapi_endpoint(
             async for frame in frames:
                 yield frame
 
-    app.add_api_route(
+    app.router.add_api_route(
         path,
         run_agent,
         methods=["POST"],
         response_class=EventSourceResponse,
         dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ()),
                       Depends(require_json_body), Depends(require_event_stream)],
-        max_body_size=max_body_bytes,
+        route_class_override=run_route(limits),
         name=name or agent.name,
         summary=f"Run {agent.name}",
         description=agent.description or "Run the agent; AG-UI events stream back as SSE.",
         responses=_ERROR_RESPONSES,
     )
+    _document_message_roles(app)
+
+
+def _document_message_roles(app: FastAPI) -> None:
+    """Make the app's OpenAPI say that every message needs its ``role`` (once per app)."""
+    if getattr(app.openapi, "requires_message_roles", False):
+        return
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = require_message_roles(generate())
+        return app.openapi_schema
+
+    openapi.requires_message_roles = True  # type: ignore[attr-defined]
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def create_strands_app(
@@ -159,10 +186,13 @@ def create_strands_app(
     auth: Callable[..., Any] | None = None,
     invocation_state_provider: InvocationStateProvider | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_messages: int = DEFAULT_MAX_MESSAGES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
     keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
     sessions: SessionStore | None = None,
     origins: Sequence[str] | None = None,
     ping_path: str | None = _UNSET,
+    api_docs: bool = True,
 ) -> FastAPI:
     """A FastAPI app that serves ``agent`` at ``POST path``, with ``GET health_path`` returning
     ``{"status": "ok"}`` (unauthenticated; pass None for no health route).
@@ -176,12 +206,16 @@ def create_strands_app(
 
     ``ag_ui_strands``' keyword names are accepted as aliases (:data:`ALIASES`): ``origins=`` for
     ``cors_origins`` and ``ping_path=`` for ``health_path`` (one of each pair, not both).
+
+    ``api_docs=False`` removes ``/docs``, ``/redoc`` and ``/openapi.json`` (404).
     """
     health_path, cors_origins = _resolve_aliases(health_path, ping_path, cors_origins, origins)
     if sessions is not None:
         agent = copy.copy(agent)
         agent.sessions = sessions
     app = FastAPI(title=agent.name, description=agent.description)
+    if not api_docs:
+        without_api_docs(app)
     if cors_origins:
         if "*" in cors_origins:
             raise ValueError("cors_origins must list origins; the '*' wildcard is not allowed")
@@ -195,7 +229,8 @@ def create_strands_app(
         add_ping(app, health_path)
     add_strands_fastapi_endpoint(
         app, agent, path, dependencies=dependencies, auth=auth, invocation_state_provider=invocation_state_provider,
-        max_body_bytes=max_body_bytes, keepalive_seconds=keepalive_seconds,
+        max_body_bytes=max_body_bytes, max_messages=max_messages, max_depth=max_depth,
+        keepalive_seconds=keepalive_seconds,
     )
     return app
 
@@ -237,6 +272,15 @@ def _invocation_state_dependency(provider: InvocationStateProvider | None) -> Ca
         return state
 
     return invocation_state
+
+
+def without_api_docs(app: FastAPI) -> FastAPI:
+    """Remove ``app``'s API docs routes (``/openapi.json``, ``/docs``, ``/redoc`` and the OAuth2 redirect):
+    they answer 404 afterwards. Works on any FastAPI app; ``strands-agui serve --no-docs`` applies it."""
+    paths = {app.openapi_url, app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url} - {None}
+    app.router.routes = [route for route in app.router.routes if getattr(route, "path", None) not in paths]
+    app.openapi_url = app.docs_url = app.redoc_url = None
+    return app
 
 
 async def _health() -> dict[str, str]:

@@ -1,6 +1,6 @@
 """``strands-agui``: serve, record, replay, diagram.
 
-    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--workers N]
+    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--workers N] [--no-docs]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR] [--format jsonl|sse] [--trace]
                                   [--partial]
@@ -38,6 +38,7 @@ USAGE_ERROR = 2
 RUN_FAILED = 1
 
 __all__ = ["CliError", "DEFAULT_APP", "load_object", "main", "parser"]
+APP_ENV = "STRANDS_AGUI_APP"  # the app a `serve --no-docs` worker loads (see app_without_docs)
 
 
 def _write(events: AsyncIterator[BaseEvent], fmt: str) -> BaseEvent | None:
@@ -127,18 +128,36 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..runtime.sessions import SESSIONS_ENV
+    from ..server.endpoint import without_api_docs
 
     if args.workers < 1:
         raise CliError(f"--workers {args.workers}: give at least 1 worker")
     if args.sessions:
         os.environ[SESSIONS_ENV] = str(Path(args.sessions).resolve())
-    app = load_app(args.app)  # also checked when the workers import it themselves
+    app: Any = load_app(args.app)  # also checked when the workers import it themselves
+    factory = args.no_docs and args.workers > 1
+    if factory:
+        os.environ[APP_ENV] = args.app
+        app = f"{__name__}:app_without_docs"
+    elif args.workers > 1:
+        app = args.app  # workers import the app themselves
+    elif args.no_docs:
+        app = without_api_docs(app)
     check_port_free(args.host, args.port)
     print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s))",
           file=sys.stderr)
-    uvicorn.run(app if args.workers == 1 else args.app, host=args.host, port=args.port, log_level=args.log_level,
-                workers=args.workers)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers, factory=factory)
     return 0
+
+
+def app_without_docs() -> Any:
+    """uvicorn's factory for ``serve --no-docs --workers N``: the app ``$STRANDS_AGUI_APP`` without its API
+    docs routes."""
+    import os
+
+    from ..server.endpoint import without_api_docs
+
+    return without_api_docs(load_app(os.environ[APP_ENV]))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -163,6 +182,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--sessions", help="directory where paused runs wait for their resume "
                        "(default: $STRANDS_AGUI_SESSIONS, else ~/.strands/sessions)")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
+    serve.add_argument("--no-docs", action="store_true", help="serve without /docs, /redoc and /openapi.json")
     serve.set_defaults(func=cmd_serve)
     record = sub.add_parser("record", parents=[common], help="run an agent once and record its Strands events")
     record.add_argument("agent", help="MODULE:ATTR of a StrandsAgent or strands.Agent")
