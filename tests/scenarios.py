@@ -308,3 +308,13 @@ SCENARIOS += [
              config=StrandsAgentConfig(invocation_state_provider=shadowing_state)),
 ]
 BY_NAME.update({s.name: s for s in SCENARIOS})
+
+
+def secret_state(request: Any, input_data: RunAgentInput) -> dict[str, Any]:
+    return {"api_secret": "s3cr3t-value"}
+
+
+SCENARIOS.append(Scenario("raw_passthrough", [[WEATHER], [Text("Sunny.")]], tools=[get_weather],
+                          agent_kwargs={"hooks": [RefuseWeather()]},
+                          config=StrandsAgentConfig(raw_events=True, invocation_state_provider=secret_state)))
+BY_NAME["raw_passthrough"] = SCENARIOS[-1]

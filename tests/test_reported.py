@@ -20,7 +20,7 @@ ROOT = Path(__file__).parent
 NAMES = ["cancelled", "cancel_before_tools", "usage_cache", "throttle_retry", "hook_retry", "citations",
          "redacted_reasoning", "tool_error_result", "tool_cancelled_by_hook", "image_result", "json_result",
          "structured_output", "limit_turns", "max_tokens_tool_call", "invocation_state_data", "frontend_tool_halt",
-         "tool_raises", "unknown_tool", "plain_text", "model_error_after_tool"]
+         "tool_raises", "unknown_tool", "plain_text", "model_error_after_tool", "raw_passthrough"]
 
 
 def events_of(name: str) -> list[dict[str, Any]]:
@@ -184,3 +184,46 @@ async def test_a_failing_provider_ends_the_run_with_invocation_state_error() -> 
     events = dump_events([e async for e in adapter.run(BY_NAME["plain_text"].input)])
     assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
     assert events[-1]["code"] == "INVOCATION_STATE_ERROR"
+
+
+def test_raw_passthrough_strips_invocation_state(client) -> None:
+    assert "s3cr3t-value" in (ROOT / "fixtures" / "raw_passthrough.jsonl").read_text()  # Strands merged it
+    events = events_of("raw_passthrough")
+    raws = [e["event"] for e in events if e["type"] == "RAW"]
+    assert {"init_event_loop": True} in raws
+    assert any("tool_cancel_event" in r for r in raws)
+    assert "s3cr3t" not in str(events) and "api_secret" not in str(events)
+    assert not any(e["type"] == "RAW" for e in events_of("tool_cancelled_by_hook"))  # off by default
+    assert client["raw_passthrough"]["outcome"] == "success"
+
+
+def test_context_reaches_the_model_in_the_system_prompt() -> None:
+    from strands_agui.runtime.agents import CONTEXT_HEADING, build_run_agent
+    from tests.scenarios import run_input
+
+    wire = run_input().model_dump(mode="json", by_alias=True)
+    data = type(run_input()).model_validate({**wire, "context": [{"description": "user timezone",
+                                                                    "value": "Europe/Paris"}]})
+    template = BY_NAME["plain_text"].agent()
+    template.system_prompt = "Be brief."
+    agent = build_run_agent(template, data)
+    assert agent.system_prompt == f"Be brief.\n\n{CONTEXT_HEADING}\n- user timezone: Europe/Paris"
+    assert template.system_prompt == "Be brief."
+
+
+def test_capabilities_are_served_next_to_the_run() -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior, add_strands_fastapi_endpoint
+
+    app = FastAPI()
+    config = StrandsAgentConfig(tool_behaviors={"get_weather": ToolBehavior(interrupt_on_call=True)})
+    add_strands_fastapi_endpoint(app, StrandsAgent(BY_NAME["backend_tool"].agent(), name="weather", config=config),
+                                 "/agent")
+    body = TestClient(app).get("/agent/capabilities").json()
+    assert body["identity"] == {"name": "weather", "type": "strands", "provider": "scriptedmodel"}
+    assert [t["name"] for t in body["tools"]["items"]] == ["get_weather"]
+    assert body["humanInTheLoop"] == {"supported": True, "approvals": True, "interrupts": True}
+    assert body["multiAgent"] == {"supported": False}
+    assert body["reasoning"]["supported"] and body["multimodal"]["output"] == {"image": True}

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ag_ui.core import CustomEvent, RunAgentInput, StateSnapshotEvent, ToolCallArgsEvent
+from ag_ui.core import CustomEvent, RawEvent, RunAgentInput, StateSnapshotEvent, ToolCallArgsEvent
 from transitions import MachineError
 
 from ..config import StrandsAgentConfig, ToolCallContext
 from ..errors import RunFailure
-from .handlers.base import HookCall, Item, Turn, new_id
+from .handlers.base import HookCall, Item, Turn, new_id, plain
 from .handlers.interrupts import InterruptHandler
 from .handlers.outcome import OutcomeHandler
 from .handlers.text import TextHandler
@@ -27,6 +27,10 @@ from .machine import CLOSERS, HALTED, INTERNAL_MOVES, build_machine
 from .snapshot import ClientMessages
 
 HOOK_ERROR_EVENT = "strands_agui.hook_error"
+STRANDS_STATE_KEYS = frozenset({"agent", "model", "messages", "system_prompt", "tool_config", "event_loop_cycle_id",
+                                "event_loop_parent_cycle_id", "event_loop_cycle_trace", "event_loop_cycle_span",
+                                "request_state", "ag_ui_input"})
+"""Keys Strands (and the adapter) write into invocation_state; never passed through."""
 
 Handle = Callable[[Mapping[str, Any]], list[Item]]
 
@@ -49,6 +53,7 @@ class Translator:
         self.client = ClientMessages(input_data.messages)
         self.turn = Turn()
         self.open_id = ""  # id of the open envelope (text/reasoning message or tool call)
+        self.state_keys: frozenset[str] = frozenset()  # the invocation_state keys the run passed Strands
         self.text = TextHandler(self)
         self.tools = ToolHandler(self)
         self.turns = TurnHandler(self)
@@ -151,11 +156,20 @@ class Translator:
             return self.by_type[kind](event)
         if len(event) == 1:
             handler = self.by_key.get(next(iter(event)))
-            return handler(event) if handler is not None else []
+            return handler(event) if handler is not None else self.unmapped(event)
         for key, handler in self.by_merged_key.items():
             if key in event:
                 return handler(event)
-        return []
+        return self.unmapped(event)
+
+    def unmapped(self, event: Mapping[str, Any]) -> list[Item]:
+        """An event with no AG-UI meaning: RAW when ``raw_events`` is on. Typed counterparts of raw chunks
+        (they carry ``delta``) are not passed through; invocation_state keys and live objects are stripped."""
+        if not self.config.raw_events or "delta" in event or "event" in event:
+            return []
+        hidden = self.state_keys | STRANDS_STATE_KEYS
+        payload = plain({k: v for k, v in event.items() if k not in hidden})
+        return [RawEvent(event=payload, source="strands")] if payload else []
 
     def on_raw_chunk(self, event: Mapping[str, Any]) -> list[Item]:
         """A raw model chunk (``event``): the model's own words, before Strands' typed event for them."""

@@ -35,8 +35,8 @@ DEFAULT_PROMPT = "Hello"
 Prompt = list[dict[str, Any]] | None
 Source = AsyncIterator[Mapping[str, Any]]
 Stop = Callable[[], Any] | None
-ModelInfo = Mapping[str, Any]  # {"model": id, "provider": name}: who answers, for the run's usage
-Opener = Callable[[Prompt], tuple[Source, Stop, ModelInfo]]  # -> Strands events, how to stop them, the model
+RunFacts = Mapping[str, Any]  # {"model": {"model", "provider"}, "state_keys": [invocation_state keys]}
+Opener = Callable[[Prompt], tuple[Source, Stop, RunFacts]]  # -> Strands events, how to stop them, run facts
 Settle = Callable[[], RunFailure | None]  # after Strands is done, before the terminal event
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
 
@@ -82,18 +82,18 @@ class StrandsAgent:
         with ExitStack() as stack:  # holds a paused thread for the whole run
             pause = ThreadPause(self.sessions or default_store(), input_data, stack)
 
-            def live(prompt: Prompt) -> tuple[Source, Stop, ModelInfo]:
+            def live(prompt: Prompt) -> tuple[Source, Stop, RunFacts]:
                 if refused is not None:
                     raise refused
                 agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt)
                 if agent is None:
                     return _nothing(), None, {}
-                model = model_info(agent.model)
+                facts = {"model": model_info(agent.model), "state_keys": sorted(state)}
                 stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state))
                 if recorder is None:
-                    return stream, agent.cancel, model
-                recorder.annotate(model=model)
-                return record_stream(stream, recorder), agent.cancel, model
+                    return stream, agent.cancel, facts
+                recorder.annotate(**facts)
+                return record_stream(stream, recorder), agent.cancel, facts
 
             async for event in self._run(input_data, live, trace, pause.settle):
                 yield event
@@ -104,8 +104,8 @@ class StrandsAgent:
 
         ``input_data`` defaults to the input stored in the log's header."""
         data = input_data or log.input_data or RunAgentInput.model_validate(REPLAY_INPUT)
-        model = log.metadata.get("model") or {}
-        async for event in self._run(data, lambda _prompt: (replay_events(log), None, model), trace):
+        facts = {"model": log.metadata.get("model") or {}, "state_keys": log.metadata.get("state_keys") or []}
+        async for event in self._run(data, lambda _prompt: (replay_events(log), None, facts), trace):
             yield event
 
     async def _run(self, input_data: RunAgentInput, open_stream: Opener,
@@ -117,7 +117,9 @@ class StrandsAgent:
         for event in notes:
             yield event
         try:
-            stream, stop, translator.outcome.model = open_stream(prompt)
+            stream, stop, facts = open_stream(prompt)
+            translator.outcome.model = facts.get("model") or {}
+            translator.state_keys = frozenset(facts.get("state_keys") or ())
         except RunRefused as exc:
             async for event in _end(translator, exc.failure):
                 yield event

@@ -25,15 +25,27 @@ FRONTEND_TOOL_RESULT = "The client runs this tool; its result arrives with the c
 def build_run_agent(source: AgentSource, input_data: RunAgentInput,
                     history: list[dict[str, Any]] | None = None) -> Agent:
     """The agent one run uses: the factory's, or a fresh copy of the template, holding ``history`` (unless
-    the factory's agent already holds a conversation of its own) and the run's frontend tools."""
+    the factory's agent already holds a conversation of its own), the run's frontend tools, and the run's
+    ``context`` appended to its system prompt (see :func:`with_context`)."""
     agent = source(input_data) if not isinstance(source, Agent) else copy_agent(source)
     if history and not agent.messages:
         agent.messages = history  # type: ignore[assignment]
+    if input_data.context:
+        agent.system_prompt = with_context(agent.system_prompt, input_data)
     backend = set(agent.tool_names)
     tools = [frontend_tool(tool) for tool in input_data.tools or () if tool.name not in backend]
     if tools:
         agent.tool_registry.process_tools(tools)
     return agent
+
+
+CONTEXT_HEADING = "Context provided by the application:"
+
+
+def with_context(system_prompt: str | None, input_data: RunAgentInput) -> str:
+    """The run's system prompt: the agent's, then ``RunAgentInput.context`` as ``- description: value`` lines."""
+    lines = [f"- {item.description}: {item.value}" for item in input_data.context or ()]
+    return "\n\n".join(p for p in (system_prompt, "\n".join([CONTEXT_HEADING, *lines])) if p)
 
 
 def copy_agent(template: Agent, **overrides: Any) -> Agent:

@@ -52,6 +52,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from ..runtime.agent import StrandsAgent
+from ..runtime.capabilities import capabilities
 from ..runtime.sessions import SessionStore
 from .inspector import inspected_run, wants_inspection
 from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, require_event_stream, require_json_body
@@ -174,6 +175,14 @@ def _document_message_roles(app: FastAPI) -> None:
 
     openapi.requires_message_roles = True  # type: ignore[attr-defined]
     app.openapi = openapi  # type: ignore[method-assign]
+
+    async def agent_capabilities() -> dict[str, Any]:
+        """The agent's AG-UI ``AgentCapabilities`` (see ``runtime/capabilities.py``)."""
+        return capabilities(agent).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    app.add_api_route(f"{path.rstrip('/')}/capabilities", agent_capabilities, methods=["GET"],
+                      dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ())],
+                      name=f"{name or agent.name}_capabilities", summary=f"What {agent.name} can do")
 
 
 def create_strands_app(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -59,3 +60,19 @@ class Handler:
 
     def __init__(self, run: Translator) -> None:
         self.run = run
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """``value`` as plain JSON data for a RAW event: bytes as base64 (``__bytes_encoded__``, Strands' marker),
+    any other object (a live agent, a span, a pydantic model) as ``{"__live__": "<class name>"}``."""
+    if depth > 50:
+        return {"__live__": "depth"}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, bytes | bytearray):
+        return {"__bytes_encoded__": True, "data": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, Mapping):
+        return {str(k): plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v, depth + 1) for v in value]
+    return {"__live__": type(value).__name__}
