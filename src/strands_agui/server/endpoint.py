@@ -159,6 +159,14 @@ def add_strands_fastapi_endpoint(
         description=agent.description or "Run the agent; AG-UI events stream back as SSE.",
         responses=_ERROR_RESPONSES,
     )
+
+    async def agent_capabilities() -> dict[str, Any]:
+        """The agent's AG-UI ``AgentCapabilities`` (see ``runtime/capabilities.py``)."""
+        return capabilities(agent).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    app.add_api_route(f"{path.rstrip('/')}/capabilities", agent_capabilities, methods=["GET"],
+                      dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ())],
+                      name=f"{name or agent.name}_capabilities", summary=f"What {agent.name} can do")
     _document_message_roles(app)
 
 
@@ -175,14 +183,6 @@ def _document_message_roles(app: FastAPI) -> None:
 
     openapi.requires_message_roles = True  # type: ignore[attr-defined]
     app.openapi = openapi  # type: ignore[method-assign]
-
-    async def agent_capabilities() -> dict[str, Any]:
-        """The agent's AG-UI ``AgentCapabilities`` (see ``runtime/capabilities.py``)."""
-        return capabilities(agent).model_dump(mode="json", by_alias=True, exclude_none=True)
-
-    app.add_api_route(f"{path.rstrip('/')}/capabilities", agent_capabilities, methods=["GET"],
-                      dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ())],
-                      name=f"{name or agent.name}_capabilities", summary=f"What {agent.name} can do")
 
 
 def create_strands_app(
