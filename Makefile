@@ -5,7 +5,8 @@
 #   make run       serve the demo agent           (ARGS='--port 8000' ...)
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
 #   make screenshots  the console screenshots in docs/ (headless Chromium)
-#   make bench     translator cost per Strands event vs the bare EventEncoder (tests/bench.py)
+#   make bench     strands-agui vs ag_ui_strands==1.0.2, side by side: HTTP runs/s + TTFE, in-process cost (bench/)
+#   make soak      server RSS over 10,000 runs on new threads (RUNS=...)
 #   make lint      ruff + mypy
 #   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
 
@@ -34,12 +35,13 @@ export npm_config_update_notifier := false
 # root on CI; elsewhere fall back to passwordless sudo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
 
-.PHONY: all venv node-deps node-tool deps tools test run diagrams screenshots bench lint clean distclean help
+.PHONY: all venv node-deps node-tool deps tools test run diagrams screenshots bench bench-deps soak lint clean \
+	distclean help
 
 all: test
 
 help:
-	@sed -n '1,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
@@ -88,15 +90,31 @@ diagrams: deps tools
 screenshots: deps tools
 	$(PYTHON) -m tests.console.screenshots docs
 
-bench: deps
-	$(PYTHON) -m tests.bench $(ARGS)
+# the bench extra (ag_ui_strands==1.0.2) only adds packages to .venv: `pip install --dry-run` changes no version
+BENCH_STAMP := $(VENV)/.bench-installed
+
+$(BENCH_STAMP): pyproject.toml | $(STAMP)
+	@echo ">> pip install -e '.[dev,bench]'"
+	@$(PYTHON) -m pip install -q -e '.[dev,bench]'
+	@touch $@
+
+bench-deps: $(BENCH_STAMP)
+
+bench: deps bench-deps
+	$(PYTHON) -m bench.http $(ARGS)
+	$(PYTHON) -m bench.overhead
+
+RUNS ?= 10000
+soak: deps
+	$(PYTHON) -m tests.soak --runs $(RUNS)
 
 lint: deps
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
 
 clean:
-	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules $(STAMP)
+	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules $(STAMP) \
+	  $(BENCH_STAMP)
 	@find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 
 distclean: clean

@@ -15,8 +15,10 @@ from fastapi import FastAPI
 class LiveServer:
     """uvicorn serving ``app`` on 127.0.0.1 (a free port) from a background thread with its own loop."""
 
-    def __init__(self, app: FastAPI) -> None:
+    def __init__(self, app: FastAPI, *, send_buffer: int | None = None) -> None:
         self.sock = socket.socket()
+        if send_buffer is not None:  # accepted connections inherit it: a reader that stops stalls us sooner
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         self.sock.bind(("127.0.0.1", 0))
         self.port: int = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"

@@ -561,7 +561,7 @@ def _assert_cancelled_cleanly(server: LiveServer, conn: socket.socket, closed: l
                               tasks_before: set[Any], threads_before: set[threading.Thread]) -> None:
     """Close ``conn``; within 2 s every ``closed`` event is set and the server's loop has no task and
     the process no thread that it did not have before the request."""
-    assert any(t.get_name() == "strands-agui-run" for t in server.tasks())  # the run is live
+    assert any(t.get_name() == "strands-agui-watch" for t in server.tasks())  # the run is live
     conn.close()
     for event in closed:
         assert event.wait(2), "the run was not cancelled"

@@ -22,6 +22,7 @@ Invariants the table enforces (a trigger fired from any other state raises ``Mac
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 from transitions import Machine
@@ -95,16 +96,29 @@ GUARDS: tuple[str, ...] = ("input_resumes", "turn_calls_frontend_tool", "turn_ca
                            "run_interrupted")
 
 
-def build_machine(model: Any, *, initial: str = IDLE) -> Machine:
-    """One synchronous machine per run, bound to ``model`` (the translator, which answers the guards)."""
+@cache
+def _machine() -> Machine:
+    """The process-wide machine. The table is immutable and a transitions ``Event`` works on any object
+    holding a ``state``, so one machine serves every run; no run's state lives in it."""
     return Machine(
-        model=model,
+        model=None,
         states=list(STATES),
         transitions=[dict(row) for row in TRANSITIONS],
-        initial=initial,
+        initial=IDLE,
         auto_transitions=False,
         send_event=False,
     )
+
+
+def build_machine(model: Any, *, initial: str = IDLE) -> Machine:
+    """Bind ``model`` (the run's translator, which answers the guards) to the machine: ``model.state`` starts at
+    ``initial`` and ``model.trigger(name)`` fires a trigger of the table, raising ``MachineError`` when it is
+    illegal from the current state."""
+    machine = _machine()
+    events = machine.events
+    model.state = initial
+    model.trigger = lambda name: events[name].trigger(model)
+    return machine
 
 
 def triggers() -> tuple[str, ...]:

@@ -168,8 +168,12 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                 failure = strands_failure(exc)
                 break
             try:
-                async for out in perform(translator, translator.handle(event)):
-                    yield out
+                for item in translator.handle(event):  # no generator per event: most yield 0 or 1 item
+                    if isinstance(item, HookCall):
+                        async for out in run_hook(item, translator):
+                            yield out
+                    else:
+                        yield item
             except (MachineError, Exception) as exc:  # noqa: BLE001 - our failure, still a well-formed end
                 failure = adapter_failure(exc)
         if translator.halted and stop is not None:

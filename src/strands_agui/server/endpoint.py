@@ -2,20 +2,13 @@
 
 Everything HTTP is FastAPI's own machinery; this module only decides what to stream.
 
-* **Framing.** The route is a generator *path operation* with ``response_class=EventSourceResponse``.
-  It yields ``fastapi.sse.ServerSentEvent`` objects and FastAPI writes the frames: one
-  ``data: <json>\\n\\n`` per AG-UI event (LF only, as ``@ag-ui/client`` requires), plus the
-  ``Cache-Control: no-cache`` and ``X-Accel-Buffering: no`` headers. Each event is serialized once,
-  here, with ``model_dump_json(by_alias=True, exclude_none=True)`` and passed as ``raw_data``.
-  ``ag_ui.encoder.EventEncoder`` is not used: it builds frames by hand and produces only SSE.
-* **Keep-alive.** FastAPI sends ``: ping`` after ``fastapi.sse._PING_INTERVAL`` idle seconds. That
-  is one private module global (15 s, copied into ``fastapi.routing`` at import time), so it cannot
-  be set per endpoint. Patching it would change every SSE route in the process. Instead the run is
-  pumped by a task of its own (:class:`_RunPump`), and the path operation yields
-  ``ServerSentEvent(comment="ping")`` whenever no event has arrived for ``keepalive_seconds``.
-  That is FastAPI's public way to write a comment, and the bytes on the wire (``: ping\\n\\n``) are the
-  same. Every frame restarts FastAPI's own timer, so FastAPI adds its own ping only when
-  ``keepalive_seconds`` is above its 15 s.
+* **Framing.** The route returns a :class:`~strands_agui.server.streaming.RunStream`, a Starlette
+  ``StreamingResponse`` that iterates the run in the request's own task and writes one frame per AG-UI
+  event: ``ag_ui.encoder.EventEncoder`` frames (``data: <json>\\n\\n``, LF only, as ``@ag-ui/client``
+  requires), with the ``Cache-Control: no-cache`` and ``X-Accel-Buffering: no`` headers. FastAPI's own
+  generator SSE path is not used: it adds a producer task, two memory streams and a timer per frame.
+* **Keep-alive.** After ``keepalive_seconds`` without a frame, a ``: ping`` comment
+  (``fastapi.sse.KEEPALIVE_COMMENT``). Per endpoint, with no timer per event: see ``streaming``.
 * **Validation before the stream** (``validation.py``). While FastAPI reads the body, an oversized
   one is refused (413, whether or not ``Content-Length`` was sent) and so is malformed JSON: not
   UTF-8, a lone surrogate, nesting over ``max_depth``, a U+0000 (422 ``json_invalid``). Then route
@@ -24,14 +17,12 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
   ``loc`` names the field), then what its schema cannot say (message count, image data, tool
   schemas, unanswerable tool results: 422). So a status code is always final before the first
   byte of the stream is sent.
-* **Cancellation.** The run's generator is iterated, and closed, only inside its pump task (Strands
-  keeps OpenTelemetry context in contextvars, so it must stay in one task). A request-scoped
-  dependency owns the pump. Its teardown cancels the task and waits for it. So when a client
-  disconnects, or the response ends in any other way, the Strands stream is closed and no task the
-  request started is left behind. Under uvicorn (ASGI spec 2.3) Starlette watches for
-  ``http.disconnect``, so a disconnect cancels the run at once, even in the middle of a silent tool
-  call. A server that advertises spec 2.4 reports the disconnect at the next write instead, and the
-  keep-alive bounds that delay to ``keepalive_seconds``.
+* **Cancellation.** The run's generator is iterated, and closed, only in the request's task (Strands
+  keeps OpenTelemetry context in contextvars, so it must stay in one task). Under uvicorn (ASGI spec 2.3)
+  the stream's watcher sees ``http.disconnect`` at once and cancels the run, even in the middle of a silent
+  tool call; no task the request started outlives it. A reader that takes nothing for
+  ``2 * keepalive_seconds`` while a frame waits is treated the same way (back-pressure: meanwhile the run
+  is not iterated, so its unread output stays within the transport's buffer).
 * **Known noise.** A run that the endpoint stops early (ENCODING_ERROR) closes Strands'
   ``stream_async`` while it is suspended. Strands then leaves inner generators to the garbage
   collector, and OpenTelemetry logs "Failed to detach context". The core's own halt after a
@@ -41,22 +32,20 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import aclosing
+from collections.abc import Awaitable, Callable, Sequence
 from inspect import isawaitable
 from typing import Annotated, Any, TypeAlias
 
 from ag_ui.core import RunAgentInput
 from fastapi import Depends, FastAPI, Request, params
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
 from ..runtime.sessions import SessionStore
 from .inspector import inspected_run, wants_inspection
 from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, require_event_stream, require_json_body
-from .streaming import _run_pump, _RunPump, encode_event
+from .streaming import RunStream, encode_event
 from .validation import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_DEPTH,
@@ -86,7 +75,13 @@ InvocationStateProvider: TypeAlias = Callable[
 _UNSET: Any = object()
 DEFAULT_KEEPALIVE_SECONDS = 15.0
 
-_ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+_SSE_ITEM = {  # one SSE event, as FastAPI documents a generator SSE route
+    "type": "object",
+    "properties": {"data": {"type": "string"}, "event": {"type": "string"}, "id": {"type": "string"},
+                   "retry": {"type": "integer", "minimum": 0}},
+}
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"content": {SSE_MEDIA_TYPE: {"itemSchema": _SSE_ITEM}}},
     406: {"description": f"The Accept header allows none of: {', '.join(PRODUCED_MEDIA_TYPES)}."},
     413: {"description": "The request body is larger than the endpoint's max_body_bytes."},
     415: {"description": "The request body is not JSON (Content-Type must be application/json)."},
@@ -136,28 +131,26 @@ def add_strands_fastapi_endpoint(
 
     async def run_agent(
         input_data: Annotated[RunAgentInput, Depends(validated_run_input)],
-        pump: Annotated[_RunPump, Depends(_run_pump)],
         state: dict[str, Any] | None = Depends(invocation_state),  # noqa: B008 - a local dependency
-    ) -> AsyncIterator[ServerSentEvent]:
-        """The run's SSE frames; FastAPI writes them. Runs only once every dependency has passed."""
+    ) -> RunStream:
+        """The run, streamed. Runs only once every dependency has passed."""
         events = (inspected_run(agent, input_data, invocation_state=state) if inspect and wants_inspection(input_data)
                   else agent.run(input_data, invocation_state=state))
-        async with aclosing(pump.frames(events, keepalive_seconds)) as frames:
-            async for frame in frames:
-                yield frame
+        return RunStream(events, keepalive=keepalive_seconds)
 
     app.router.add_api_route(
         path,
         run_agent,
         methods=["POST"],
-        response_class=EventSourceResponse,
+        response_class=RunStream,
+        status_code=200,
         dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ()),
                       Depends(require_json_body), Depends(require_event_stream)],
         route_class_override=run_route(limits),
         name=name or agent.name,
         summary=f"Run {agent.name}",
         description=agent.description or "Run the agent; AG-UI events stream back as SSE.",
-        responses=_ERROR_RESPONSES,
+        responses=_RESPONSES,
     )
 
     async def agent_capabilities() -> dict[str, Any]:

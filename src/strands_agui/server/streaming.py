@@ -1,21 +1,56 @@
-"""The streaming path: AG-UI events of one run -> SSE frames, with keep-alive, encoding errors as RUN_ERROR,
-and the run's cancellation when the response ends. See ``endpoint``'s docstring for the design."""
+"""The streaming path: one run's AG-UI events -> frames on the socket, in the request's own task.
+
+:class:`RunStream` is a Starlette ``StreamingResponse`` that iterates the run itself. Per event it does the
+encoding (``ag_ui.encoder.EventEncoder`` for SSE, the AG-UI protobuf framing for ``proto``) and one ASGI
+``send``: no queue, no producer task, no timer per frame. One helper task per request, the *watcher*, waits
+on ASGI ``receive`` for the client's disconnect and wakes once per keep-alive period.
+
+Invariants:
+
+* **One task iterates and closes the run** (the request's). Strands keeps OpenTelemetry context in
+  contextvars: a run iterated in one task and closed in another, or closed with ``aclose()`` while Strands is
+  suspended at a ``yield``, leaves inner generators to the garbage collector and logs "Failed to detach
+  context". So the run is stopped by cancelling the request task, which raises ``CancelledError`` where
+  Strands awaits (the model, a tool) and Strands unwinds its own generators. When the cancellation instead
+  lands outside the run (the task was writing), :func:`_unwind` resumes the run with a cancellation pending,
+  so it still ends at Strands' next await.
+* **Disconnect.** Under uvicorn (ASGI spec 2.3) ``receive`` returns ``http.disconnect`` as soon as the
+  client leaves; the watcher then cancels the run at once, even in the middle of a silent tool call.
+* **Keep-alive** (SSE only). The stream records the loop time of each frame it writes (no timer). The
+  watcher sleeps until ``keepalive`` seconds after the last frame and, if nothing was written since, sends
+  ``fastapi.sse.KEEPALIVE_COMMENT`` (``: ping``). Frames and pings never interleave mid-frame (one lock,
+  never contended on the hot path).
+* **Back-pressure.** ``send`` suspends while the transport's write buffer is above its high-water mark
+  (uvicorn's flow control), and the run is not iterated meanwhile: a slow reader holds at most that buffer
+  plus one frame. A frame still unsent ``stall`` seconds after it was handed over means the reader has
+  stopped: the run is cancelled.
+* **Fairness.** A run that never suspends (a model that streams without awaiting) would hold the loop;
+  the stream yields to the loop once it has run ``FAIR_SLICE`` seconds without doing so.
+* **Ends.** The frames end after the run's one terminal event (RUN_FINISHED or RUN_ERROR). An event that
+  fails to encode becomes RUN_ERROR ``ENCODING_ERROR`` and ends the run; a run that raises, or stops
+  without a terminal event, gets a RUN_ERROR ``ADAPTER_ERROR``. When ``__call__`` returns, the run is
+  closed and the watcher has finished.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import aclosing
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 
-import anyio
 from ag_ui.core import BaseEvent, EventType, RunErrorEvent
-from fastapi.sse import ServerSentEvent
+from ag_ui.encoder import EventEncoder
+from fastapi.sse import KEEPALIVE_COMMENT
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 logger = logging.getLogger(__name__)
 
-PING = ServerSentEvent(comment="ping")
 _TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
+FAIR_SLICE = 0.01  # seconds a stream may hold the loop before it yields once
+UNWIND_LIMIT = 10_000  # events a cancelled run may still yield before it is closed outright
+_ENCODER = EventEncoder()
 
 
 def encode_event(event: BaseEvent) -> str:
@@ -26,101 +61,173 @@ def encode_event(event: BaseEvent) -> str:
     return event.model_dump_json(by_alias=True, exclude_none=True)
 
 
-def _error_frame(code: str, message: str) -> ServerSentEvent:
-    """A RUN_ERROR frame. Its fields are plain strings, so it always serializes."""
-    return ServerSentEvent(raw_data=encode_event(RunErrorEvent(message=message, code=code)))
+def sse_frame(event: BaseEvent) -> bytes:
+    """One SSE frame, ``data: <json>\\n\\n``, framed by ``ag_ui``'s own encoder."""
+    return _ENCODER.encode(event).encode()
 
 
-class _RunPump:
-    """Iterates one run's events in a task of its own and passes their SSE frames through a queue.
+@dataclass(frozen=True)
+class Framing:
+    """How a run goes on the wire: its media type, how one event becomes bytes, its keep-alive frame."""
 
-    Invariants:
-    * A request has at most one pump task.
-    * The run's generator is iterated only inside that task, and closed there too (``aclosing``).
-    * The queue receives the run's frames up to and including its one terminal event (RUN_FINISHED or
-      RUN_ERROR), then ``None``. An event that fails to serialize becomes RUN_ERROR ``ENCODING_ERROR``
-      and ends the run. A run that raises, or stops without a terminal event, gets a RUN_ERROR
-      ``ADAPTER_ERROR``.
-    * Once :meth:`close` returns, the task has finished and the generator is closed.
+    media_type: str
+    frame: Callable[[BaseEvent], bytes]
+    keepalive: bytes | None
 
-    The queue is unbounded. The run goes at its own pace, whatever the client's reading speed, and
-    its output (finite) waits in memory. So when the request is cancelled, the pump is almost always
-    waiting inside Strands (the model or a tool). The cancellation is raised there and Strands unwinds
-    its nested generators in this task. Closing a suspended ``stream_async`` with ``aclose()`` instead
-    leaves inner generators to the garbage collector, and Strands then logs OpenTelemetry "Failed to
-    detach context" errors.
-    """
 
-    def __init__(self) -> None:
-        self._queue: asyncio.Queue[ServerSentEvent | None] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
+SSE = Framing("text/event-stream", sse_frame, KEEPALIVE_COMMENT)
 
-    async def frames(
-        self, events: AsyncIterator[BaseEvent], keepalive: float
-    ) -> AsyncGenerator[ServerSentEvent, None]:
-        """The run's frames, with PING after every ``keepalive`` seconds without a frame."""
-        if self._task is not None:
-            raise RuntimeError("a _RunPump streams one run only")
-        self._task = asyncio.create_task(self._pump(events), name="strands-agui-run")
+
+class RunStream(StreamingResponse):
+    """Stream one run's events with ``framing``; see the module docstring for the invariants."""
+
+    media_type = SSE.media_type  # what OpenAPI documents for the route
+
+    def __init__(self, events: AsyncIterator[BaseEvent], *, framing: Framing = SSE, keepalive: float = 15.0,
+                 stall: float | None = None) -> None:
+        self.status_code = 200
+        self.media_type = framing.media_type
+        self.background = None
+        self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        self.events = events
+        self.framing = framing
+        self.keepalive = keepalive
+        self.stall = stall if stall is not None else 2 * keepalive
+        self._lock = asyncio.Lock()
+        self._last = 0.0  # loop time the last frame was handed to ``send``
+        self._writing = False  # a ``send`` of the stream is in progress
+        self._stopped: str | None = None  # set by the watcher before it cancels the stream
+        self._in_run = False  # the stream is inside the run (awaiting its next event)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        loop = asyncio.get_running_loop()
+        self._last = loop.time()
+        host = asyncio.current_task()
+        assert host is not None
+        watcher = loop.create_task(self._watch(host, receive, send), name="strands-agui-watch")
         try:
-            while (frame := await self._next(keepalive)) is not None:
-                yield frame
+            finished = await self._stream(send)
         finally:
-            # Not awaited: this may run inside an already-cancelled scope. close() waits for the task.
-            self._task.cancel()
+            watcher.cancel()
+            await asyncio.wait({watcher})
+        if finished:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-    async def _next(self, keepalive: float) -> ServerSentEvent | None:
-        """The next queued frame, or PING if none arrives in time. A timed-out wait leaves the queue
-        unchanged (``Queue.get`` takes nothing when cancelled)."""
-        with anyio.move_on_after(keepalive):
-            return await self._queue.get()
-        return PING
+    async def _stream(self, send: Send) -> bool:
+        """Write the run's frames. False when the watcher stopped the run (the response is abandoned)."""
+        run = self.events
+        try:
+            await self._frames(run, send)
+            return True
+        except asyncio.CancelledError:
+            if self._stopped is None:
+                raise  # not ours: the server is shutting down
+            task = asyncio.current_task()
+            assert task is not None
+            task.uncancel()
+            if not self._in_run:
+                await _unwind(run)
+            logger.debug("run stopped: %s", self._stopped)
+            return False
+        finally:
+            await run.aclose()  # type: ignore[attr-defined]
 
-    async def _pump(self, events: AsyncIterator[BaseEvent]) -> None:
-        """Queue one frame per event, up to and including the terminal one. Then queue ``None``."""
-        ended = False
+    async def _frames(self, run: AsyncIterator[BaseEvent], send: Send) -> None:
+        loop = asyncio.get_running_loop()
+        frame_of, ended = self.framing.frame, False
+        yielded = loop.time()
         failure = "the run stopped without RUN_FINISHED or RUN_ERROR"
         try:
-            async with aclosing(events):  # type: ignore[type-var]
-                async for event in events:
-                    frame, ended = self._frame(event)
-                    self._queue.put_nowait(frame)
-                    if ended:
-                        break
+            while not ended:
+                self._in_run = True
+                try:
+                    event = await anext(run)
+                except StopAsyncIteration:
+                    break
+                self._in_run = False
+                frame, ended = _encode(frame_of, event)
+                now = loop.time()
+                self._last = now
+                self._writing = True
+                async with self._lock:
+                    await send({"type": "http.response.body", "body": frame, "more_body": True})
+                self._writing = False
+                if now - yielded >= FAIR_SLICE:  # let other requests run (a never-awaiting model)
+                    await asyncio.sleep(0)
+                    yielded = loop.time()
         except Exception as exc:  # noqa: BLE001 - mid-stream nothing may escape as a 500
+            if not self._in_run:
+                raise
             logger.exception("StrandsAgent.run failed")
             failure = f"{type(exc).__name__}: {exc}"
+        self._in_run = False
         if not ended:
-            self._queue.put_nowait(_error_frame("ADAPTER_ERROR", failure))
-        self._queue.put_nowait(None)
+            frame = frame_of(RunErrorEvent(message=failure, code="ADAPTER_ERROR"))
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
 
-    @staticmethod
-    def _frame(event: BaseEvent) -> tuple[ServerSentEvent, bool]:
-        """The frame for ``event`` and whether it ends the run. An event that cannot be serialized
-        becomes a RUN_ERROR ``ENCODING_ERROR`` frame, which ends the run."""
-        try:
-            return ServerSentEvent(raw_data=encode_event(event)), event.type in _TERMINAL
-        except Exception as exc:  # noqa: BLE001 - reported to the client as RUN_ERROR
-            kind = getattr(event.type, "value", event.type)
-            logger.warning("could not serialize a %s event: %s", kind, exc)
-            return _error_frame("ENCODING_ERROR", f"A {kind} event could not be serialized: {exc}"), True
+    async def _watch(self, host: asyncio.Task[None], receive: Receive, send: Send) -> None:
+        """Cancel ``host`` when the client leaves or stops reading; send keep-alive frames meanwhile."""
+        loop = asyncio.get_running_loop()
+        while True:
+            wake = self._last + (self.stall if self._writing else self.keepalive)
+            try:
+                async with asyncio.timeout_at(wake):
+                    message = await receive()
+            except TimeoutError:
+                now = loop.time()
+                if self._writing and now - self._last >= self.stall:
+                    return self._stop(host, f"the client read nothing for {self.stall:g} s")
+                if not self._writing and now - self._last >= self.keepalive and self.framing.keepalive:
+                    self._last = now
+                    try:
+                        async with asyncio.timeout(self.stall), self._lock:
+                            await send({"type": "http.response.body", "body": self.framing.keepalive,
+                                        "more_body": True})
+                    except TimeoutError:
+                        return self._stop(host, f"the client read nothing for {self.stall:g} s")
+                continue
+            if message["type"] == "http.disconnect":
+                return self._stop(host, "the client disconnected")
 
-    async def close(self) -> None:
-        """Cancel the task if it is still running and wait for it to finish. The wait is shielded, so
-        a cancelled request still cleans up."""
-        task = self._task
-        if task is None or task.done():
-            return
-        task.cancel()
-        with anyio.CancelScope(shield=True):
-            await asyncio.wait({task})
+    def _stop(self, host: asyncio.Task[None], reason: str) -> None:
+        self._stopped = reason
+        host.cancel()
 
 
-async def _run_pump() -> AsyncIterator[_RunPump]:
-    """Request-scoped owner of the run's pump. The teardown runs after the response has ended, however
-    it ended, and leaves no task behind."""
-    pump = _RunPump()
+def _encode(frame_of: Callable[[BaseEvent], bytes], event: BaseEvent) -> tuple[bytes, bool]:
+    """The frame for ``event`` and whether it ends the run. An event that cannot be serialized becomes a
+    RUN_ERROR ``ENCODING_ERROR`` frame, which ends the run."""
     try:
-        yield pump
-    finally:
-        await pump.close()
+        return frame_of(event), event.type in _TERMINAL
+    except Exception as exc:  # noqa: BLE001 - reported to the client as RUN_ERROR
+        kind = getattr(event.type, "value", event.type)
+        logger.warning("could not serialize a %s event: %s", kind, exc)
+        message = f"A {kind} event could not be serialized: {exc}"
+        return frame_of(RunErrorEvent(message=message, code="ENCODING_ERROR")), True
+
+
+async def _unwind(run: AsyncIterator[BaseEvent]) -> None:
+    """End a run that is suspended at a ``yield`` (its consumer was cancelled while writing) at Strands' next
+    await: resume it with a cancellation pending and discard what it still yields. A run that keeps
+    yielding without ever awaiting is closed after ``UNWIND_LIMIT`` events."""
+    task = asyncio.current_task()
+    assert task is not None
+    task.cancel()
+    delivered = False
+    try:
+        for _ in range(UNWIND_LIMIT):
+            await anext(run)
+    except asyncio.CancelledError:
+        delivered = True
+    except StopAsyncIteration:
+        pass
+    except Exception:  # noqa: BLE001 - the client is gone; nothing to report to
+        logger.debug("a stopped run raised while unwinding", exc_info=True)
+    if not delivered:
+        try:
+            await run.aclose()  # type: ignore[attr-defined]
+            await asyncio.sleep(0)  # the cancellation is still pending: take it here
+        except asyncio.CancelledError:
+            pass
+    task.uncancel()

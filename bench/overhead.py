@@ -1,13 +1,16 @@
-"""``make bench``: what the adapter costs per Strands event, beside the bare AG-UI encoder, in one run.
+"""``make bench`` (in-process part): what an adapter costs per Strands event.
 
-Workload: a real strands.Agent run on a scripted model streaming 2,000 text deltas, recorded once.
-Measured (best of N rounds, same process):
+Workload: a real strands.Agent on a scripted model streaming ``--deltas`` text deltas. Best of N rounds,
+one process. Two measures:
 
-* adapter: the recorded Strands events through the run machine + translator + ``EventEncoder.encode``
-  of every AG-UI event it emits (what serving the run costs us, without the model);
-* baseline: ``EventEncoder.encode`` alone over the same AG-UI output (pre-built events).
+* **vs upstream (live runs).** The same template agent run through ``strands_agui.StrandsAgent.run`` and
+  ``ag_ui_strands.StrandsAgent.run`` (``ag_ui_strands==1.0.2``, the bench extra), every AG-UI event
+  encoded with ``EventEncoder``. An adapter's overhead is its run time minus a bare Strands run (a fresh
+  ``Agent`` built from the same parts and its ``stream_async`` read to the end), per Strands event.
+* **vs the bare encoder (replay).** The recorded Strands events through the machine + translator +
+  ``EventEncoder.encode`` of every AG-UI event, beside ``EventEncoder.encode`` alone over the same
+  AG-UI output (pre-built events). Memory as tracemalloc peaks.
 
-Reported per Strands event and as a ratio adapter / baseline; memory as tracemalloc peaks.
 Not a test: nothing is asserted on time.
 """
 
@@ -91,11 +94,53 @@ def peak_memory(fn: Callable[[], int]) -> int:
     return peak
 
 
+def _template(deltas: int) -> Agent:
+    words = " ".join(f"w{i}" for i in range(deltas))
+    return Agent(model=ScriptedModel(lambda _messages: [Text(words)]), callback_handler=None)
+
+
+def live_overheads(deltas: int, rounds: int) -> dict[str, float]:
+    """Seconds per Strands event each adapter adds to a bare Strands run (best of ``rounds``)."""
+    import ag_ui_strands  # the bench extra
+
+    template = _template(deltas)
+    encoder = EventEncoder(accept="text/event-stream")
+    data = run_input("Tell me a long story")
+    count = {"n": 0}
+
+    async def bare() -> None:
+        agent = Agent(model=template.model, callback_handler=None)
+        count["n"] = sum([1 async for _ in agent.stream_async("Tell me a long story")])
+
+    def adapter_run(adapter: Any) -> Callable[[], int]:
+        async def go() -> None:
+            async for event in adapter.run(data):
+                encoder.encode(event)
+
+        return lambda: asyncio.run(go()) or 0
+
+    timings = {
+        "bare": best_time(lambda: asyncio.run(bare()) or 0, rounds),
+        "ours": best_time(adapter_run(StrandsAgent(template)), rounds),
+        "upstream": best_time(adapter_run(ag_ui_strands.StrandsAgent(template, name="upstream")), rounds),
+    }
+    n = count["n"]
+    return {name: (timings[name] - timings["bare"]) / n for name in ("ours", "upstream")} | {"events": n}
+
+
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__)
     args.add_argument("--deltas", type=int, default=2000)
     args.add_argument("--rounds", type=int, default=7)
+    args.add_argument("--no-upstream", action="store_true", help="skip the comparison with ag_ui_strands")
     opts = args.parse_args()
+    if not opts.no_upstream:
+        live = live_overheads(opts.deltas, opts.rounds)
+        print(f"live runs, {opts.deltas} text deltas -> {live['events']:.0f} Strands events; "
+              "overhead over a bare Strands run, per Strands event:")
+        print(f"| ours | upstream | ratio ours/upstream |\n|---:|---:|---:|\n"
+              f"| {live['ours'] * 1e6:.2f} us | {live['upstream'] * 1e6:.2f} us | "
+              f"{live['ours'] / live['upstream']:.2f}x |")
     run = record_run(opts.deltas)
     encoder = EventEncoder(accept="text/event-stream")
     output = asyncio.run(_collect(run))

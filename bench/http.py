@@ -1,0 +1,166 @@
+"""``make bench`` (HTTP part): strands-agui beside ``ag_ui_strands==1.0.2``, served over loopback, side by side.
+
+The server (``bench/apps.py``) runs in its own process and serves the same Strands agent through both
+adapters. This process is the load: ``--clients`` keep-alive connections, each posting runs back to back
+on new threads. Rounds alternate the adapters (ours first in even rounds, upstream first in odd ones) and
+every workload is measured in every round, so both see the same machine conditions.
+
+Per adapter and workload: served runs/s (completed runs / wall time of the round) and time to first
+event (from writing the request to the first ``data:`` byte), p50 over all runs of all rounds. Every
+response is checked: status 200 and a stream that ends with RUN_FINISHED.
+Not a test: nothing is asserted on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+ADAPTERS = ("ours", "upstream")
+WORKLOADS = ("chat", "tool")
+
+
+@dataclass
+class Tally:
+    runs: int = 0
+    seconds: float = 0.0
+    first_event: list[float] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return self.runs / self.seconds
+
+    @property
+    def ttfe_p50(self) -> float:
+        return statistics.median(self.first_event)
+
+
+def _body(workload: str, n: int) -> bytes:
+    text = "What is the weather in Paris?" if workload == "tool" else "Tell me something."
+    return json.dumps({
+        "threadId": f"bench-{workload}-{n}", "runId": f"run-{n}", "state": {}, "tools": [], "context": [],
+        "forwardedProps": {}, "messages": [{"id": f"m-{n}", "role": "user", "content": text}],
+    }).encode()
+
+
+def _request(path: str, body: bytes) -> bytes:
+    head = (f"POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
+            f"Accept: text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n")
+    return head.encode() + body
+
+
+async def _one_run(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> float:
+    """Post one run on a kept-alive connection and read its chunked body; seconds to the first event."""
+    start = time.perf_counter()
+    writer.write(request)
+    head = await reader.readuntil(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 200"):
+        raise RuntimeError(head.decode(errors="replace"))
+    first, body = None, bytearray()
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+        chunk = await reader.readexactly(size + 2)
+        if size == 0:
+            break
+        if first is None and b"data:" in chunk:
+            first = time.perf_counter() - start
+        body += chunk[:-2]
+    if b'"type":"RUN_FINISHED"' not in body[-400:]:
+        raise RuntimeError(f"run did not finish: {bytes(body[-400:])!r}")
+    assert first is not None
+    return first
+
+
+async def _round(port: int, path: str, workload: str, runs: int, clients: int, tally: Tally) -> None:
+    counter = iter(range(runs))
+
+    async def client() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
+        try:
+            for n in counter:
+                tally.first_event.append(await _one_run(reader, writer, _request(path, _body(workload, n))))
+                tally.runs += 1
+        finally:
+            writer.close()
+
+    start = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(clients)))
+    tally.seconds += time.perf_counter() - start
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _start_server(port: int) -> subprocess.Popen[bytes]:
+    server = subprocess.Popen([sys.executable, "-m", "bench.apps", "--port", str(port)])
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as conn:
+                conn.sendall(b"GET /ping HTTP/1.1\r\nHost: bench\r\n\r\n")
+                if conn.recv(100).startswith(b"HTTP/1.1 200"):
+                    return server
+        except OSError:
+            pass
+        if time.monotonic() > deadline or server.poll() is not None:
+            server.kill()
+            raise RuntimeError("the bench server did not start")
+        time.sleep(0.2)
+
+
+async def measure(port: int, rounds: int, runs: int, clients: int) -> dict[tuple[str, str], Tally]:
+    tallies = {(a, w): Tally() for a in ADAPTERS for w in WORKLOADS}
+    for workload in WORKLOADS:  # warm-up: imports, caches, first connections
+        for adapter in ADAPTERS:
+            await _round(port, f"/{adapter}/{workload}", workload, clients, clients, Tally())
+    for r in range(rounds):
+        order = ADAPTERS if r % 2 == 0 else ADAPTERS[::-1]
+        for workload in WORKLOADS:
+            for adapter in order:
+                await _round(port, f"/{adapter}/{workload}", workload, runs, clients, tallies[adapter, workload])
+        print(f"  round {r + 1}/{rounds} done", file=sys.stderr)
+    return tallies
+
+
+def report(tallies: dict[tuple[str, str], Tally], clients: int) -> str:
+    lines = [f"HTTP, {clients} concurrent clients over loopback (runs/s higher is better, TTFE lower)",
+             "| workload | ours runs/s | upstream runs/s | ratio | ours TTFE p50 | upstream TTFE p50 | ratio |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for w in WORKLOADS:
+        ours, up = tallies["ours", w], tallies["upstream", w]
+        lines.append(f"| {w} | {ours.rate:.0f} | {up.rate:.0f} | {ours.rate / up.rate:.2f}x | "
+                     f"{ours.ttfe_p50 * 1e3:.1f} ms | {up.ttfe_p50 * 1e3:.1f} ms | "
+                     f"{ours.ttfe_p50 / up.ttfe_p50:.2f}x |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--runs", type=int, default=640, help="runs per adapter, workload and round")
+    parser.add_argument("--clients", type=int, default=64)
+    opts = parser.parse_args()
+    port = _free_port()
+    server = _start_server(port)
+    try:
+        tallies = asyncio.run(measure(port, opts.rounds, opts.runs, opts.clients))
+    finally:
+        server.terminate()
+        server.wait(10)
+    print(report(tallies, opts.clients))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

@@ -1,0 +1,172 @@
+"""Load and faults over real HTTP (uvicorn on loopback): many concurrent runs, clients that leave or stop
+reading, a model that never awaits, memory over many threads. No timing assertions: every bound below is a
+functional one (the run *was* cancelled, the buffer *stayed* bounded, /ping *was* answered mid-run)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+from strands import Agent
+from strands.hooks import AfterInvocationEvent
+
+from strands_agui.runtime.agent import StrandsAgent
+from strands_agui.server.endpoint import create_strands_app
+from strands_agui.tooling.scripted import ScriptedModel, Text
+from tests.live import LiveServer
+from tests.oracles import assert_valid_streams
+from tests.soak import rss_growth
+from tests.test_endpoint import (
+    SSE_HEADERS,
+    _open_stream,
+    _read_until,
+    _wait,
+    echo_model,
+    parse_sse,
+    run_input,
+    text_of,
+)
+
+
+class CountingModel(ScriptedModel):
+    """A ScriptedModel that counts the chunks it has yielded and records how its stream ended."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.chunks = 0
+        self.cancelled = threading.Event()
+        self.finished = threading.Event()
+
+    async def stream(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:  # type: ignore[override]
+        try:
+            async for chunk in super().stream(*args, **kwargs):
+                self.chunks += 1
+                yield chunk
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
+        finally:
+            self.finished.set()
+
+
+def _served(model: ScriptedModel, **settings: Any) -> tuple[StrandsAgent, threading.Event]:
+    ended = threading.Event()
+    template = Agent(model=model, callback_handler=None)
+    template.hooks.add_callback(AfterInvocationEvent, lambda event: ended.set())
+    return StrandsAgent(template), ended
+
+
+def test_200_concurrent_runs_on_distinct_threads_are_framed_and_apart() -> None:
+    n, words = 200, 8
+    app = create_strands_app(StrandsAgent(Agent(model=echo_model(delay=0.005, words=words), callback_handler=None)))
+    bodies = [run_input(f"message-{i}", thread_id=f"load-{i}", run_id=f"run-{i}") for i in range(n)]
+
+    async def post_all(url: str) -> list[bytes]:
+        limits = httpx.Limits(max_connections=n, max_keepalive_connections=0)
+        async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+            responses = await asyncio.gather(*(client.post(url, json=b, headers=SSE_HEADERS) for b in bodies))
+        assert [r.status_code for r in responses] == [200] * n
+        return [r.content for r in responses]
+
+    with LiveServer(app) as server:
+        raws = asyncio.run(post_all(server.url + "/"))
+    filler = "".join(f" w{j}" for j in range(words))
+    streams = [parse_sse(raw)[0] for raw in raws]  # asserts the framing of every body
+    message_ids: set[str] = set()
+    for i, events in enumerate(streams):
+        assert events[0] == {"type": "RUN_STARTED", "threadId": f"load-{i}", "runId": f"run-{i}"}
+        assert events[-1] == {"type": "RUN_FINISHED", "threadId": f"load-{i}", "runId": f"run-{i}"}
+        assert text_of(events) == f"echo message-{i}{filler}"
+        ids = {e["messageId"] for e in events if e["type"] == "TEXT_MESSAGE_START"}
+        assert len(ids) == 1 and not ids & message_ids, "message ids are shared between runs"
+        message_ids |= ids
+    assert_valid_streams([streams[0], streams[n // 2], streams[-1]], fail_on_run_error=True)
+
+
+def _big_run(pieces: int) -> CountingModel:
+    """A model streaming ``pieces`` deltas of 1 KB, awaiting the loop before each (as a network model does)."""
+    return CountingModel([[Text(" ".join("y" * 1000 for _ in range(pieces)))]], delay=0.0001)
+
+
+def test_disconnect_while_the_reader_is_slow_cancels_the_run_inside_strands() -> None:
+    """The client stops reading, then leaves: the run is cancelled where Strands awaits (its model sees
+    CancelledError), never closed from outside, and the request leaves no task behind."""
+    pieces = 3000
+    model = _big_run(pieces)
+    agent, ended = _served(model)
+    with LiveServer(create_strands_app(agent), send_buffer=16384) as server:
+        tasks_before = server.tasks()
+        conn = _small_buffer_stream(server.port, run_input())
+        _read_until(conn, b"TEXT_MESSAGE_CONTENT")
+        _wait(lambda: _stalled(model), seconds=30)  # the server is blocked writing to us
+        conn.close()
+        assert ended.wait(10) and model.cancelled.is_set(), "the Strands run was not cancelled"
+        _wait(lambda: server.tasks() == tasks_before, seconds=10)
+    assert model.chunks < pieces // 4
+
+
+def test_a_reader_that_stops_reading_holds_a_bounded_buffer_then_the_run_is_cancelled() -> None:
+    pieces = 3000  # 3 MB if the run were read to the end
+    model = _big_run(pieces)
+    agent, ended = _served(model)
+    app = create_strands_app(agent, keepalive_seconds=0.1)  # stall bound: 0.2 s
+    with LiveServer(app, send_buffer=16384) as server:
+        tasks_before = server.tasks()
+        conn = _small_buffer_stream(server.port, run_input())
+        _read_until(conn, b"TEXT_MESSAGE_CONTENT")
+        assert ended.wait(20), "a stalled reader did not get its run cancelled"
+        assert model.cancelled.is_set()
+        _wait(lambda: server.tasks() == tasks_before, seconds=10)
+        conn.close()
+    # what the model produced = what the socket buffers took (about 100 KB), not the run's 3 MB
+    assert model.chunks < pieces // 4, model.chunks
+
+
+def test_a_model_that_never_awaits_cannot_starve_other_requests() -> None:
+    model = CountingModel([[Text(" ".join(f"w{i}" for i in range(200_000)))]])  # no await between chunks
+    agent, ended = _served(model)
+    with LiveServer(create_strands_app(agent)) as server:
+        conn = _open_stream(server.port, run_input())
+        _read_until(conn, b"TEXT_MESSAGE_CONTENT")
+        ping = httpx.get(server.url + "/ping", timeout=30)
+        assert ping.json() == {"status": "ok"}
+        assert not model.finished.is_set(), "/ping was only answered after the run"
+        conn.close()
+        assert ended.wait(10)
+    assert model.chunks < 200_000
+
+
+def test_rss_stays_flat_over_many_runs_on_new_threads() -> None:
+    """The fast profile of ``make soak`` (10,000 runs): RSS after warm-up grows by less than 8 MB."""
+    growth, runs = rss_growth(runs=300, warmup=100)
+    assert runs == 300
+    assert growth < 8 * 1024 * 1024, f"RSS grew {growth / 2**20:.1f} MB over {runs} runs"
+
+
+# ----------------------------------------------------------------------------------------- helpers
+
+
+def _small_buffer_stream(port: int, body: dict[str, Any]) -> socket.socket:
+    """Like ``_open_stream``, with a small receive buffer so that a client not reading stalls the server soon."""
+    conn = socket.socket()
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    conn.settimeout(5)
+    conn.connect(("127.0.0.1", port))
+    payload = json.dumps(body).encode()
+    conn.sendall(
+        b"POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(payload), payload)
+    )
+    return conn
+
+
+def _stalled(model: CountingModel) -> bool:
+    """True once the model's chunk count stops moving (the run waits on a full socket)."""
+    before = model.chunks
+    threading.Event().wait(0.3)
+    return model.chunks == before
