@@ -2,8 +2,9 @@
 
 The server (``bench/apps.py``) runs in its own process and serves the same Strands agent through both
 adapters. This process is the load: ``--clients`` keep-alive connections, each posting runs back to back
-on new threads. Rounds alternate the adapters (ours first in even rounds, upstream first in odd ones) and
-every workload is measured in every round, so both see the same machine conditions.
+on new threads. Many short rounds alternate the adapters (ours first in even rounds, upstream first in odd
+ones) and every workload is measured in every round, so both see the same machine conditions even on a
+machine whose load drifts.
 
 Per adapter and workload: served runs/s (completed runs / wall time of the round) and time to first
 event (from writing the request to the first ``data:`` byte), p50 over all runs of all rounds. Every
@@ -147,8 +148,8 @@ def report(tallies: dict[tuple[str, str], Tally], clients: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--runs", type=int, default=640, help="runs per adapter, workload and round")
+    parser.add_argument("--rounds", type=int, default=16)
+    parser.add_argument("--runs", type=int, default=128, help="runs per adapter, workload and round")
     parser.add_argument("--clients", type=int, default=64)
     opts = parser.parse_args()
     port = _free_port()
