@@ -74,8 +74,9 @@ async def _one_run(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, r
         if first is None and b"data:" in chunk:
             first = time.perf_counter() - start
         body += chunk[:-2]
-    if b'"type":"RUN_FINISHED"' not in body[-400:]:
-        raise RuntimeError(f"run did not finish: {bytes(body[-400:])!r}")
+    last = bytes(body).rsplit(b"data: ", 1)[-1]
+    if b'"type":"RUN_FINISHED"' not in last:
+        raise RuntimeError(f"run did not finish: {last!r}")
     assert first is not None
     return first
 

@@ -44,7 +44,7 @@ def rss_growth(runs: int, warmup: int, samples: list[tuple[int, int]] | None = N
 
         def post(n: int) -> bool:
             response = client.post(server.url + "/", json=_body(n), headers=HEADERS)
-            return response.status_code == 200 and b'"RUN_FINISHED"' in response.content[-200:]
+            return response.status_code == 200 and b'"type":"RUN_FINISHED"' in response.content
 
         def batch(start: int, stop: int) -> int:
             return sum(pool.map(post, range(start, stop)))

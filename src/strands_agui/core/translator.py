@@ -151,9 +151,6 @@ class Translator:
     # -- dispatch ---------------------------------------------------------------------------------------
     def handle(self, event: Mapping[str, Any]) -> list[Item]:
         """Translate one Strands event (see the dispatch tables in ``__init__``)."""
-        raw = event.get("event")
-        if raw is not None and len(event) == 1 and "contentBlockDelta" in raw:
-            return []  # the raw twin of a delta (half of a long run's events): it changes nothing
         kind = event.get("type")
         if isinstance(kind, str) and kind in self.by_type:
             return self.by_type[kind](event)
