@@ -7,6 +7,7 @@
 #   make screenshots  the console screenshots in docs/ (headless Chromium)
 #   make bench     strands-agui vs ag_ui_strands==1.0.2, side by side: HTTP runs/s + TTFE, in-process cost (bench/)
 #   make soak      server RSS over 10,000 runs on new threads (RUNS=...)
+#   make fuzz      10,000 generated Strands runs through the translator + schemathesis, all phases (tests/fuzz.py)
 #   make lint      ruff + mypy
 #   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
 
@@ -35,13 +36,13 @@ export npm_config_update_notifier := false
 # root on CI; elsewhere fall back to passwordless sudo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
 
-.PHONY: all venv node-deps node-tool deps tools test run diagrams screenshots bench bench-deps soak lint clean \
+.PHONY: all venv node-deps node-tool deps tools test run diagrams screenshots bench bench-deps soak fuzz lint clean \
 	distclean help
 
 all: test
 
 help:
-	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,13p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
@@ -107,6 +108,9 @@ bench: deps bench-deps
 RUNS ?= 10000
 soak: deps
 	$(PYTHON) -m tests.soak --runs $(RUNS)
+
+fuzz: deps
+	$(PYTHON) -m tests.fuzz $(ARGS)
 
 lint: deps
 	$(BIN)/ruff check src tests bench

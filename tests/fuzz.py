@@ -1,0 +1,112 @@
+"""``make fuzz``: the translator against generated Strands logs, then schemathesis at full strength.
+
+    python -m tests.fuzz [--runs 10000] [--sample 100] [--schemathesis 300]
+
+Every generated run (``tests/strands_events.py``) is replayed through ``StrandsAgent.replay``; its AG-UI
+events must pass ag-ui-validate with no error or warning, start with RUN_STARTED, end with exactly one
+terminal event and never report an adapter bug. A sample of the streams also goes through the official
+client (``--strict``). Prints the counts; exits non-zero on the first failure (hypothesis shrinks it and
+prints a replayable log).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import subprocess
+import sys
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+
+from strands_agui import StrandsAgent
+from strands_agui.errors import ERROR_CODES, strands_failure
+from strands_agui.tooling.recording import ReplayedException
+from strands_agui.tooling.testing import dump_events
+from tests.oracles import check_ag_ui_validate, check_official_client_many
+from tests.strands_events import FuzzRun, fuzz_runs
+
+ADAPTER_BUGS = ("ADAPTER_ERROR", "INVALID_TRANSITION")
+
+
+def _no_agent(_: Any) -> Any:
+    raise AssertionError("a replay never builds a Strands agent")
+
+
+def translate(run: FuzzRun) -> list[dict[str, Any]]:
+    """The AG-UI events (wire dicts) the adapter emits for ``run``."""
+    ids = (f"id-{n}" for n in itertools.count())
+    adapter = StrandsAgent(_no_agent, config=run.config, id_factory=lambda: next(ids))
+
+    async def collect() -> list[Any]:
+        return [event async for event in adapter.replay(run.log, input_data=run.input_data)]
+
+    return dump_events(asyncio.run(collect()))
+
+
+def check(run: FuzzRun) -> list[dict[str, Any]]:
+    """Translate ``run`` and assert everything the fuzzer promises; returns the events."""
+    events = translate(run)
+    types = [event["type"] for event in events]
+    assert types[0] == "RUN_STARTED", types
+    assert types[-1] in ("RUN_FINISHED", "RUN_ERROR"), types
+    assert types.count("RUN_FINISHED") + types.count("RUN_ERROR") == 1, types
+    if types[-1] == "RUN_ERROR":
+        code = events[-1]["code"]
+        assert code in ERROR_CODES and code not in ADAPTER_BUGS, events[-1]
+        assert run.log.exception is not None, events[-1]
+        expected = strands_failure(ReplayedException.from_record(run.log.exception))
+        assert (code, events[-1]["message"]) == (expected.code, expected.message), events[-1]
+    check_ag_ui_validate(events)
+    return events
+
+
+def fuzz(runs: int, sample: int) -> tuple[int, int, int]:
+    """Check ``runs`` generated runs; the official client checks ``sample`` of them. Returns the counts
+    (runs, Strands events, AG-UI events)."""
+    counts = [0, 0, 0]
+    kept: list[list[dict[str, Any]]] = []
+    every = max(1, runs // max(1, sample))
+
+    @settings(max_examples=runs, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(fuzz_runs())
+    def one(run: FuzzRun) -> None:
+        events = check(run)
+        counts[0] += 1
+        counts[1] += len(run.log.events)
+        counts[2] += len(events)
+        if counts[0] % every == 0 and len(kept) < sample:
+            kept.append(events)
+
+    one()
+    if kept:
+        check_official_client_many(kept)
+    return counts[0], counts[1], counts[2]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10_000, help="generated Strands runs (default 10000)")
+    parser.add_argument("--sample", type=int, default=100, help="of them, checked by the official client")
+    parser.add_argument("--schemathesis", type=int, default=300, help="schemathesis examples per operation "
+                        "(all phases); 0 skips it")
+    args = parser.parse_args(argv)
+    runs, strands_events, agui_events = fuzz(args.runs, args.sample)
+    print(f"fuzz: {runs} generated Strands runs ({strands_events} Strands events -> {agui_events} AG-UI events): "
+          f"0 failures (ag-ui-validate 0 errors/warnings, no exception, no adapter error); "
+          f"official client --strict accepted a sample of {min(args.sample, runs)}")
+    if args.schemathesis:
+        env = {**os.environ, "STRANDS_AGUI_FUZZ_EXAMPLES": str(args.schemathesis), "STRANDS_AGUI_FUZZ_PHASES": "all"}
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               "tests/test_schemathesis.py"], env=env, check=False)
+        if done.returncode:
+            return done.returncode
+        print(f"fuzz: schemathesis, all phases, {args.schemathesis} examples per operation: 0 server errors")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
