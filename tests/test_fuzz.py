@@ -69,19 +69,25 @@ def test_generated_events_have_recorded_shapes(run: FuzzRun) -> None:
 
 
 INPUT = RunAgentInput.model_validate({"threadId": "t", "runId": "r", "messages": []})
-CUT = [{"init_event_loop": True}, {"start": True}, {"start_event_loop": True},
-       {"event": {"messageStart": {"role": "assistant"}}},
-       {"event": {"contentBlockStart": {"contentBlockIndex": 0, "start": {
-           "toolUse": {"name": "get_weather", "toolUseId": "tooluse_1"}}}}},
-       {"event": {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": "{\"loc"}}}}},
-       {"type": "tool_use_stream", "delta": {"toolUse": {"input": "{\"loc"}},
-        "current_tool_use": {"toolUseId": "tooluse_1", "name": "get_weather", "input": "{\"loc"}}]
 CANCELLED = {"role": "assistant", "content": [{"text": "Cancelled by user"}]}
 
 
+def cut_tool_block(args: str) -> list[dict[str, Any]]:
+    """A tool-use block whose arguments stop at ``args`` (its contentBlockStop never comes)."""
+    use = {"toolUseId": "tooluse_1", "name": "get_weather", "input": args}
+    return [{"init_event_loop": True}, {"start": True}, {"start_event_loop": True},
+            {"event": {"messageStart": {"role": "assistant"}}},
+            {"event": {"contentBlockStart": {"contentBlockIndex": 0, "start": {
+                "toolUse": {"name": "get_weather", "toolUseId": "tooluse_1"}}}}},
+            {"event": {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": args}}}}},
+            {"type": "tool_use_stream", "delta": {"toolUse": {"input": args}}, "current_tool_use": use}]
+
+
+@pytest.mark.parametrize("args", ['{"loc', '{"city": "\\u00', '{"city": "x\\'])
 @pytest.mark.parametrize("ending", ["model error", "cancel", "throttle"])
-def test_a_tool_block_cut_mid_arguments_still_gives_valid_arguments(ending: str) -> None:
-    events, exception = list(CUT), None
+def test_a_tool_block_cut_mid_arguments_still_gives_valid_arguments(ending: str, args: str) -> None:
+    """Found by this fuzzer: a cut inside the arguments (and inside a \\u escape) left them unparsable."""
+    events, exception = cut_tool_block(args), None
     if ending == "model error":
         events.append({"force_stop": True, "force_stop_reason": "connection reset"})
         exception = {"type": "RuntimeError", "message": "connection reset"}

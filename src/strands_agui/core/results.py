@@ -100,8 +100,8 @@ def complete_json(text: str) -> str | None:
     """The shortest suffix found that makes a truncated JSON text parse ("" when it already does), or None."""
     if _parses(text):
         return ""
-    closers, in_string, escaped = _open_brackets(text)
-    string_ends = ['\\"' if escaped else '"'] if in_string else [""]
+    closers, in_string, escaped, hex_left = _open_brackets(text)
+    string_ends = ['\\"' if escaped else "0" * hex_left + '"'] if in_string else [""]
     fills = ["", "null", ": null", '"":null', "0", "e", "ue", "rue", "l", "ll", "ull", "se", "lse", "alse"]
     for end in string_ends:
         for fill in fills:
@@ -112,13 +112,19 @@ def complete_json(text: str) -> str | None:
     return None
 
 
-def _open_brackets(text: str) -> tuple[str, bool, bool]:
+def _open_brackets(text: str) -> tuple[str, bool, bool, int]:
+    """The brackets to close, whether a string is open, after a backslash, and how many hex digits of a
+    ``\\uXXXX`` escape are missing."""
     stack: list[str] = []
     in_string = escaped = False
+    hex_left = 0
     for char in text:
         if in_string:
-            if escaped:
+            if hex_left:
+                hex_left -= 1
+            elif escaped:
                 escaped = False
+                hex_left = 4 if char == "u" else 0
             elif char == "\\":
                 escaped = True
             elif char == '"':
@@ -129,7 +135,7 @@ def _open_brackets(text: str) -> tuple[str, bool, bool]:
             stack.append("}" if char == "{" else "]")
         elif char in "}]" and stack:
             stack.pop()
-    return "".join(reversed(stack)), in_string, escaped
+    return "".join(reversed(stack)), in_string, escaped, hex_left
 
 
 def _parses(text: str) -> bool:
