@@ -80,8 +80,11 @@ class Scenario:
     input: RunAgentInput = field(default_factory=run_input)
     model_kwargs: dict[str, Any] = field(default_factory=dict)
     agent_kwargs: dict[str, Any] = field(default_factory=dict)
+    source: Callable[[], Any] | None = None  # builds the agent, Swarm or Graph instead of turns/tools
 
-    def agent(self) -> Agent:
+    def agent(self) -> Any:
+        if self.source is not None:
+            return self.source()
         model = ScriptedModel(self.turns, **self.model_kwargs)
         return Agent(model=model, tools=list(self.tools), callback_handler=None, **self.agent_kwargs)
 
@@ -318,3 +321,16 @@ SCENARIOS.append(Scenario("raw_passthrough", [[WEATHER], [Text("Sunny.")]], tool
                           agent_kwargs={"hooks": [RefuseWeather()]},
                           config=StrandsAgentConfig(raw_events=True, invocation_state_provider=secret_state)))
 BY_NAME["raw_passthrough"] = SCENARIOS[-1]
+
+def _nested_scenarios() -> list[Scenario]:
+    from .multi_scenarios import NESTED
+
+    prompts = {"streaming_tool": "Launch", "agent_as_tool": "What is the answer?",
+               "agent_as_tool_error": "What is the answer?"}
+    return [Scenario(name, [], config=config, source=build, input=run_input(prompts.get(name, "What is the answer?")))
+            for name, (build, config) in NESTED.items()]
+
+
+for _scenario in _nested_scenarios():
+    SCENARIOS.append(_scenario)
+    BY_NAME[_scenario.name] = _scenario

@@ -22,6 +22,7 @@ PROMPTS = {
     "/shared_state": "make it a vegetarian pasta recipe",
     "/agentic_generative_ui": "plan a trip: book flights, pack, and then fly",
     "/human_in_the_loop": "book me a flight to Porto",
+    "/multi_agent": "what do we know about the billing service?",
 }
 
 
@@ -66,6 +67,8 @@ def test_official_client_accepts_every_example_route(served, tmp_path: Path) -> 
     chat = json.dumps(reports["/agentic_chat"])
     assert "change_background" in chat and "Done" in chat, chat[:2000]  # the follow-up run was answered
     assert reports["/agentic_generative_ui"]["state"], "the plan reached the client's state"
+    team = reports["/multi_agent"]["messages"]
+    assert len({m["subagentRunId"] for m in team if "subagentRunId" in m}) == 2  # researcher and writer
 
 
 async def test_ag_ui_validate_accepts_every_example_route(served) -> None:

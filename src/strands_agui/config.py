@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from ag_ui.core import RunAgentInput
 
@@ -80,7 +80,8 @@ _DEFAULT_BEHAVIOR = ToolBehavior()
 
 @dataclass(frozen=True)
 class StrandsAgentConfig:
-    """Adapter configuration: per-tool behaviours, the prompt rewriter, what each run passes Strands."""
+    """Adapter configuration: per-tool behaviours, the prompt rewriter, what each run passes Strands, and how
+    Swarm/Graph nodes are shown."""
 
     tool_behaviors: Mapping[str, ToolBehavior] = field(default_factory=dict)
     state_context_builder: StateContextBuilder | None = None
@@ -90,6 +91,14 @@ class StrandsAgentConfig:
     raw_events: bool = False
     """Pass Strands events that have no AG-UI meaning through as RAW (invocation_state keys and live objects
     stripped)."""
+    multiagent_events: Literal["subagents", "steps"] = "subagents"
+    """``"subagents"``: each node invocation is a subagent (SUBAGENT_STARTED ... FINISHED/ERROR, its events
+    attributed by ``subagentRunId``). ``"steps"``: upstream ``ag_ui_strands``' shape (STEP_STARTED/STEP_FINISHED
+    per node, CUSTOM ``MultiAgentHandoff`` / ``MultiAgentNodeStatus``, node text unattributed)."""
+
+    def __post_init__(self) -> None:
+        if self.multiagent_events not in ("subagents", "steps"):
+            raise ValueError(f"multiagent_events must be 'subagents' or 'steps', not {self.multiagent_events!r}")
 
     def behavior(self, tool_name: str) -> ToolBehavior:
         """The behaviour configured for ``tool_name``, or the default one."""

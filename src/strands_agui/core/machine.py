@@ -17,6 +17,9 @@ Invariants the table enforces (a trigger fired from any other state raises ``Mac
 * A run Strands stopped on interrupts (``tool_interrupt_event``) ends ``paused``: RUN_FINISHED with
   ``outcome: {type: "interrupt"}``. A resume starts in ``awaiting_result``: the parked tool batch's results
   are the first thing it shows.
+* A subagent (a Swarm/Graph node, an agent called as a tool) runs its own machine built from this same table,
+  one level down (``core/handlers/subagents.py``); the run itself only records ``start_subagent`` / ``end_subagent``
+  and ``tool_progress`` (activity messages) as internal moves, and ends every open subagent before it finishes.
 """
 
 from __future__ import annotations
@@ -70,6 +73,11 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     # the tool batch finished (user message of toolResults)
     {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": HALTED, "conditions": "result_stops_streaming"},
     {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": READY},
+    # subagents (Swarm/Graph nodes, agents as tools) run their own machine from this table, one level down;
+    # the run records their start and end, and tool progress (activity messages), as internal moves
+    {"trigger": "start_subagent", "source": [READY, AWAITING_RESULT], "dest": None},
+    {"trigger": "end_subagent", "source": [READY, AWAITING_RESULT, HALTED], "dest": None},
+    {"trigger": "tool_progress", "source": AWAITING_RESULT, "dest": None},
     # lifecycle end
     # a run Strands stopped on interrupts ends paused: RUN_FINISHED with the interrupt outcome
     {"trigger": "finish", "source": [READY, AWAITING_RESULT], "dest": PAUSED, "conditions": "run_interrupted"},

@@ -32,9 +32,12 @@ class _Message:
     parts: list[dict[str, Any]] | None = None  # a tool message's content parts (media results)
     error: str | None = None
     metadata: dict[str, Any] | None = None
+    owner: str | None = None  # the subagentRunId of the subagent that produced it
 
     def dump(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "role": self.role}
+        if self.owner is not None:
+            out["subagentRunId"] = self.owner
         if self.parts is not None:
             out["content"] = self.parts
         elif self.text is not None:
@@ -58,17 +61,18 @@ class ClientMessages:
         self._created: list[_Message] = []
         self._calls: dict[str, tuple[_Message, _ToolCall]] = {}
 
-    def open_text(self, message_id: str) -> list[str]:
+    def open_text(self, message_id: str, owner: str | None = None) -> list[str]:
         """Start an assistant text message; returns the list its deltas are appended to."""
-        message = _Message(message_id, "assistant", text=[])
+        message = _Message(message_id, "assistant", text=[], owner=owner)
         self._created.append(message)
         return message.text  # type: ignore[return-value]
 
-    def open_tool_call(self, tool_call_id: str, name: str, parent_message_id: str | None) -> list[str]:
+    def open_tool_call(self, tool_call_id: str, name: str, parent_message_id: str | None,
+                       owner: str | None = None) -> list[str]:
         """Attach a tool call to its parent message (or a new one named after it); returns its args list."""
         parent = next((m for m in self._created if m.id == parent_message_id), None)
         if parent is None:
-            parent = _Message(parent_message_id or tool_call_id, "assistant")
+            parent = _Message(parent_message_id or tool_call_id, "assistant", owner=owner)
             self._created.append(parent)
         call = _ToolCall(tool_call_id, name)
         parent.tool_calls.append(call)
@@ -76,9 +80,9 @@ class ClientMessages:
         return call.args
 
     def tool_result(self, message_id: str, tool_call_id: str, content: str | list[dict[str, Any]],
-                    error: str | None = None) -> None:
+                    error: str | None = None, owner: str | None = None) -> None:
         """Insert a tool message after its assistant message and the tool messages already following it."""
-        result = _Message(message_id, "tool", tool_call_id=tool_call_id, error=error)
+        result = _Message(message_id, "tool", tool_call_id=tool_call_id, error=error, owner=owner)
         if isinstance(content, str):
             result.text = [content]
         else:

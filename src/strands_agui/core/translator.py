@@ -20,6 +20,7 @@ from ..errors import RunFailure
 from .handlers.base import HookCall, Item, Turn, new_id, plain
 from .handlers.interrupts import InterruptHandler
 from .handlers.outcome import OutcomeHandler
+from .handlers.subagents import SubagentHandler
 from .handlers.text import TextHandler
 from .handlers.tools import ToolHandler
 from .handlers.turns import TurnHandler
@@ -43,14 +44,17 @@ class Translator:
 
     def __init__(self, input_data: RunAgentInput, config: StrandsAgentConfig | None = None, *,
                  frontend_tools: frozenset[str] = frozenset(), id_factory: Callable[[], str] = new_id,
-                 trace: list[tuple[str, str, str]] | None = None) -> None:
+                 trace: list[tuple[str, str, str]] | None = None, client: ClientMessages | None = None,
+                 owner: str | None = None, nested: bool = False) -> None:
         self.input = input_data
         self.config = config or StrandsAgentConfig()
         self.frontend_tools = frontend_tools
         self.new_id = id_factory
         self.trace = trace
         self.shared_state: Any = _initial_state(input_data.state)
-        self.client = ClientMessages(input_data.messages)
+        self.client = client or ClientMessages(input_data.messages)
+        self.owner = owner  # a subagent's subagentRunId (None: the run itself, or a node in "steps" mode)
+        self.is_nested = nested
         self.turn = Turn()
         self.open_id = ""  # id of the open envelope (text/reasoning message or tool call)
         self.state_keys: frozenset[str] = frozenset()  # the invocation_state keys the run passed Strands
@@ -59,12 +63,20 @@ class Translator:
         self.turns = TurnHandler(self)
         self.interrupts = InterruptHandler(self)
         self.outcome = OutcomeHandler(self)
+        self.subagents = SubagentHandler(self)
         self.machine = build_machine(self)
         # Strands event -> handler. Events Strands merges the caller's invocation_state into (text, reasoning,
         # tool input, citations) are not read: what they say is read from the raw model chunk before them,
         # which nothing is merged into. An event is handled by its ``type``, else by its only key, else by the
         # keys of ``by_merged_key``; anything else has no AG-UI meaning (RAW when ``raw_events`` is on).
-        self.by_type: dict[str, Handle] = {}
+        self.by_type: dict[str, Handle] = {
+            "tool_stream": self.subagents.on_tool_stream,
+            "multiagent_node_start": self.subagents.on_node_start,
+            "multiagent_node_stream": self.subagents.on_node_stream,
+            "multiagent_node_stop": self.subagents.on_node_stop,
+            "multiagent_handoff": self.subagents.on_handoff,
+            "multiagent_node_cancel": self.subagents.on_node_cancel,
+        }
         self.by_key: dict[str, Handle] = {
             "event": self.on_raw_chunk,
             "message": self.turns.on_message,
@@ -96,6 +108,12 @@ class Translator:
             "close_tool_call": self.tools.close_tool_call_events,
         }
 
+    def nested(self, owner: str | None) -> Translator:
+        """The translator of a subagent invocation: its own machine, this run's message mirror and ids. Tool
+        behaviours and frontend tools belong to the run's own agent, so the subagent has none."""
+        config = StrandsAgentConfig(multiagent_events=self.config.multiagent_events)
+        return Translator(self.input, config, id_factory=self.new_id, client=self.client, owner=owner, nested=True)
+
     # -- the transition trace -------------------------------------------------------------------------
     def fire(self, trigger: str, cause: str) -> None:
         """Fire ``trigger``; record (cause, trigger, new state) when tracing."""
@@ -112,7 +130,7 @@ class Translator:
 
     # -- guards (named in the machine table), answered by the handler that knows --------------------
     def input_resumes(self) -> bool:
-        return bool(self.input.resume)
+        return bool(self.input.resume) and not self.is_nested
 
     def run_interrupted(self) -> bool:
         return self.interrupts.run_interrupted()

@@ -15,6 +15,7 @@ from contextlib import ExitStack, aclosing
 from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
+from strands import Agent
 from transitions import MachineError
 
 from ..config import StrandsAgentConfig
@@ -43,7 +44,8 @@ REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": 
 
 class StrandsAgent:
     """Serve a Strands agent over AG-UI. ``agent`` is a template ``strands.Agent`` (each run gets its own
-    instance carrying its model, tools, system prompt and state) or a factory ``(RunAgentInput) -> Agent``.
+    instance carrying its model, tools, system prompt and state), a template ``Swarm`` or ``Graph`` (each run
+    gets its own copy, see ``runtime/multiagent.py``) or a factory ``(RunAgentInput) -> Agent | Swarm | Graph``.
 
     ``sessions`` is where paused runs wait for their resume (see ``runtime/sessions.py``); by default a
     :class:`~strands_agui.runtime.sessions.FileSessions` in ``$STRANDS_AGUI_SESSIONS`` or ``~/.strands/sessions``."""
@@ -88,12 +90,16 @@ class StrandsAgent:
                 agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt)
                 if agent is None:
                     return _nothing(), None, {}
-                facts = {"model": model_info(agent.model), "state_keys": sorted(state)}
-                stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state))
+                facts = {"model": model_info(getattr(agent, "model", None)), "state_keys": sorted(state)}
+                if isinstance(agent, Agent):
+                    stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state))
+                else:  # a Swarm or Graph: its nodes carry their own limits
+                    stream = agent.stream_async(strands_prompt, invocation_state=state)
+                stop = getattr(agent, "cancel", None)  # a Swarm or Graph never halts: its nodes have no frontend tools
                 if recorder is None:
-                    return stream, agent.cancel, facts
+                    return stream, stop, facts
                 recorder.annotate(**facts)
-                return record_stream(stream, recorder), agent.cancel, facts
+                return record_stream(stream, recorder), stop, facts
 
             async for event in self._run(input_data, live, trace, pause.settle):
                 yield event
@@ -189,6 +195,8 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
 def model_info(model: Any) -> dict[str, Any]:
     """The model id (its config's ``model_id``) and provider (the ``strands.models`` module it comes from, or
     its class name) of a Strands model."""
+    if model is None:
+        return {}
     config = model.get_config() if hasattr(model, "get_config") else {}
     model_id = config.get("model_id") if isinstance(config, Mapping) else None
     module = type(model).__module__

@@ -8,26 +8,37 @@ system prompt, state, tool executor, identity and the hook callbacks the user re
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
 from ag_ui.core import RunAgentInput, Tool
 from strands import Agent
+from strands.agent._agent_as_tool import _AgentAsTool
+from strands.hooks import HookRegistry
+from strands.multiagent.base import MultiAgentBase
 from strands.tools.tools import PythonAgentTool
 from strands.types.tools import ToolResult, ToolUse
 
-AgentFactory: TypeAlias = Callable[[RunAgentInput], Agent]
-AgentSource: TypeAlias = Agent | AgentFactory
+AgentFactory: TypeAlias = Callable[[RunAgentInput], "Agent | MultiAgentBase"]
+AgentSource: TypeAlias = Agent | MultiAgentBase | AgentFactory
 
 FRONTEND_TOOL_RESULT = "The client runs this tool; its result arrives with the client's next request."
 
 
 def build_run_agent(source: AgentSource, input_data: RunAgentInput,
-                    history: list[dict[str, Any]] | None = None) -> Agent:
+                    history: list[dict[str, Any]] | None = None) -> Agent | MultiAgentBase:
     """The agent one run uses: the factory's, or a fresh copy of the template, holding ``history`` (unless
     the factory's agent already holds a conversation of its own), the run's frontend tools, and the run's
-    ``context`` appended to its system prompt (see :func:`with_context`)."""
+    ``context`` appended to its system prompt (see :func:`with_context`). A Swarm or Graph template is copied
+    by ``multiagent.copy_orchestrator``; a factory's orchestrator is used as built."""
+    if isinstance(source, MultiAgentBase):
+        from .multiagent import copy_orchestrator  # multiagent builds on this module
+
+        return copy_orchestrator(source, history)
     agent = source(input_data) if not isinstance(source, Agent) else copy_agent(source)
+    if isinstance(agent, MultiAgentBase):
+        return agent
     if history and not agent.messages:
         agent.messages = history  # type: ignore[assignment]
     if input_data.context:
@@ -52,7 +63,7 @@ def copy_agent(template: Agent, **overrides: Any) -> Agent:
     """A new ``Agent`` with the template's configuration and none of its history or invocation state."""
     settings: dict[str, Any] = {
         "model": template.model,
-        "tools": list(template.tool_registry.registry.values()),
+        "tools": [per_run_tool(tool) for tool in template.tool_registry.registry.values()],
         "system_prompt": template.system_prompt,
         "callback_handler": None,
         "agent_id": template.agent_id,
@@ -67,18 +78,30 @@ def copy_agent(template: Agent, **overrides: Any) -> Agent:
     }
     settings.update(overrides)
     agent = Agent(**settings)
-    _copy_user_hooks(template, agent)
+    copy_hook_callbacks(template.hooks, agent.hooks)
     return agent
 
 
-def _copy_user_hooks(template: Agent, agent: Agent) -> None:
-    """Register on ``agent`` the template callbacks a freshly built agent does not have (the user's)."""
-    fresh = agent.hooks._registered_callbacks
-    for event_type, entries in template.hooks._registered_callbacks.items():
+def per_run_tool(tool: Any) -> Any:
+    """The tool as one run uses it. An agent called as a tool (``Agent.as_tool()``) serves one invocation at a
+    time and starts each from its initial conversation, so each run calls its own copy of that agent (one that
+    keeps its context across calls, ``preserve_context=True``, stays shared: its context is the point)."""
+    if not isinstance(tool, _AgentAsTool) or tool._preserve_context:
+        return tool
+    fresh = copy.copy(tool)
+    fresh._agent = copy_agent(tool.agent, messages=copy.deepcopy(tool._initial_messages))
+    fresh._lock = threading.Lock()
+    return fresh
+
+
+def copy_hook_callbacks(template: HookRegistry, registry: HookRegistry) -> None:
+    """Register on ``registry`` the template callbacks a freshly built one does not have (the user's)."""
+    fresh = registry._registered_callbacks
+    for event_type, entries in template._registered_callbacks.items():
         known = {_callback_name(entry.callback) for entry in fresh.get(event_type, ())}
         for entry in entries:
             if _callback_name(entry.callback) not in known:
-                agent.hooks.add_callback(event_type, entry.callback, order=entry.order)
+                registry.add_callback(event_type, entry.callback, order=entry.order)
 
 
 def _callback_name(callback: Any) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ag_ui.core import AssistantMessage, RunAgentInput, UserMessage
 from strands import Agent
+from strands.multiagent.base import MultiAgentBase
 from strands.types.exceptions import SessionException
 
 from ..config import StrandsAgentConfig
@@ -27,6 +28,7 @@ from ..errors import RunFailure, RunRefused
 from .agents import AgentSource, build_run_agent
 from .approval import install_approval
 from .conversation import conversation
+from .multiagent import task_of
 from .sessions import SessionStore, attach
 
 
@@ -50,9 +52,11 @@ class ThreadPause:
         self.agent: Agent | None = None
         self.resuming = bool(input_data.resume)
 
-    def open(self, source: AgentSource, config: StrandsAgentConfig, prompt: Any) -> tuple[Agent | None, Any]:
-        """The run's Strands agent and what to stream it with (no agent: a resume that only cancels what is
-        no longer waited for, so the run has nothing to do); raises :class:`RunRefused`."""
+    def open(self, source: AgentSource, config: StrandsAgentConfig,
+             prompt: Any) -> tuple[Agent | MultiAgentBase | None, Any]:
+        """The run's Strands agent (or Swarm/Graph, which never pauses here) and what to stream it with (no
+        agent: a resume that only cancels what is no longer waited for, so the run has nothing to do); raises
+        :class:`RunRefused`."""
         if self.resuming:
             with store_errors():
                 return self._resume(source, config)
@@ -60,9 +64,12 @@ class ThreadPause:
             if self.store.paused_at(self.thread) is not None:
                 with self.store.hold(self.thread):
                     self.store.remove(self.thread)
-        self.agent = build_run_agent(source, self.input, conversation(self.input).history)
-        install_approval(self.agent, config)
-        return self.agent, prompt
+        runner = build_run_agent(source, self.input, conversation(self.input).history)
+        if isinstance(runner, MultiAgentBase):
+            return runner, task_of(prompt, "Hello")
+        self.agent = runner
+        install_approval(runner, config)
+        return runner, prompt
 
     def _resume(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent | None, Any]:
         cancels_only = all(entry.status == "cancelled" for entry in self.input.resume or ())
@@ -80,6 +87,8 @@ class ThreadPause:
             raise RunRefused("INTERRUPT_EXPIRED", f"the paused run is older than the retention of "
                                                   f"{self.store.retention_seconds:.0f} s and was removed")
         agent = build_run_agent(source, self.input, None)
+        if isinstance(agent, MultiAgentBase):
+            raise RunRefused("INTERRUPT_NOT_FOUND", "a Swarm or Graph run is never paused by this adapter")
         install_approval(agent, config)
         attach(agent, self.store.session_manager(self.thread))
         state = agent._interrupt_state

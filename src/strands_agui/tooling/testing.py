@@ -24,7 +24,8 @@ from ag_ui.core import BaseEvent
 from .replay import LogSource, replay_to_list
 from .scripted import Fail, Reasoning, ScriptedModel, Text, ToolUse
 
-ID_KEYS = frozenset({"messageId", "toolCallId", "parentMessageId", "entityId", "id"})
+ID_KEYS = frozenset({"messageId", "toolCallId", "parentMessageId", "entityId", "id", "subagentRunId",
+                     "parentSubagentRunId", "parentToolCallId"})
 
 __all__ = ["ScriptedModel", "Text", "ToolUse", "Reasoning", "Fail", "dump_events", "normalize_ids",
            "assert_replay_matches", "assert_matches_golden"]

@@ -4,7 +4,9 @@
 * ``tools.py`` -- tool-call announce / arguments / end, and the tool results of a batch;
 * ``turns.py`` -- the end of a model turn (the assistant ``message``) and retried attempts;
 * ``outcome.py`` -- run start, finish and failure: the terminal event and what it carries;
-* ``interrupts.py`` -- Strands interrupts kept for the paused run's outcome, and the parked calls of a resume.
+* ``interrupts.py`` -- Strands interrupts kept for the paused run's outcome, and the parked calls of a resume;
+* ``subagents.py`` -- nested runs: Swarm/Graph nodes and agents as tools (each a nested translator), and the
+  progress of streaming tools (activity messages).
 
 Each handler object is built by the per-run :class:`~strands_agui.core.translator.Translator` with the
 translator itself (``run``): the machine, the ids, the messages the client holds. The translator's dispatch

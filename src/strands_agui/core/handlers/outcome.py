@@ -90,7 +90,7 @@ class OutcomeHandler(Handler):
     # -- the end --------------------------------------------------------------------------------------
     def finish_run(self) -> list[Item]:
         run = self.run
-        out = run.close_open("finish")
+        out = run.close_open("finish") + run.subagents.close_all(failed=False)
         run.fire("finish", "finish")
         metadata = {"stopReason": self.stop_reason} if self.stop_reason else None
         return [*out, RunFinishedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id,
@@ -117,6 +117,6 @@ class OutcomeHandler(Handler):
 
     def fail_run(self, failure: RunFailure) -> list[Item]:
         run = self.run
-        out = run.close_open("error")
+        out = run.close_open("error") + run.subagents.close_all(failed=True)
         run.fire("fail", "error")
         return [*out, RunErrorEvent(message=failure.message, code=failure.code, usage=self.usage())]

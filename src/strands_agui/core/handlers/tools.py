@@ -116,7 +116,7 @@ class ToolHandler(Handler):
         out = run.close_open(cause)
         run.fire("open_tool_call", cause)
         parent = run.turn.text_message_id
-        shown = run.client.open_tool_call(tool_use_id, name, parent)
+        shown = run.client.open_tool_call(tool_use_id, name, parent, run.owner)
         record = self.calls[tool_use_id] = ToolCallRecord(tool_use_id, name, parent, shown)
         run.turn.tool_use_ids.append(tool_use_id)
         run.open_id = tool_use_id
@@ -183,7 +183,7 @@ class ToolHandler(Handler):
         config = self.run.config
         results = [b["toolResult"] for b in message.get("content") or []
                    if isinstance(b, Mapping) and isinstance(b.get("toolResult"), Mapping)]
-        out: list[Item] = []
+        out = self.run.subagents.on_results(results, [result_text(r.get("content")) for r in results])
         self.batch, self.snapshot_only = [], False
         for result in results:
             out += self._tool_result(result)
@@ -205,7 +205,7 @@ class ToolHandler(Handler):
         self.snapshot_only |= error is not None or not isinstance(content, str)
         message_id = run.new_id()
         record.answered = True
-        run.client.tool_result(message_id, record.tool_use_id, content, error)
+        run.client.tool_result(message_id, record.tool_use_id, content, error, run.owner)
         context = ToolResultContext(**vars(self.call_context(record)), result_data=parse_result(text),
                                     message_id=record.parent_message_id or record.tool_use_id)
         self.batch.append(context)

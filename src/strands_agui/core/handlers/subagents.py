@@ -1,0 +1,290 @@
+"""Subagents and tool progress: the nested events of a Strands run.
+
+Three Strands inputs carry another run's (or a tool's) events inside the run's own stream:
+
+* ``multiagent_node_*`` / ``multiagent_handoff`` (a Swarm or Graph): each node invocation is a subagent;
+* ``tool_stream`` whose first ``data`` is an agent's ``init_event_loop`` (``Agent.as_tool()``): the inner agent
+  is a subagent whose ``parentToolCallId`` is the call;
+* any other ``tool_stream`` (an async-generator tool's yields): progress of that call, as an activity message.
+
+**A subagent is a run one level down.** Each invocation gets its own :class:`~.translator.Translator` (so its
+own machine from the same table: text, reasoning and tool envelopes of two parallel Graph nodes never
+interleave in one machine). Its ``start_run`` is ``SUBAGENT_STARTED``, its ``finish`` / ``fail`` are
+``SUBAGENT_FINISHED`` / ``SUBAGENT_ERROR``, and every event it emits carries its ``subagentRunId``. It shares
+the run's message mirror, so a ``MESSAGES_SNAPSHOT`` keeps each message's owner. The parent records the
+moves in its own machine: ``start_subagent`` / ``end_subagent`` / ``tool_progress`` (internal moves), and its
+``finish`` / ``fail`` end every subagent still open first.
+
+With ``StrandsAgentConfig(multiagent_events="steps")`` Swarm/Graph nodes take upstream ``ag_ui_strands``'
+shape instead: ``STEP_STARTED`` / ``STEP_FINISHED`` named ``"<node_type>:<node_id>"``, ``CUSTOM
+MultiAgentHandoff`` and ``CUSTOM MultiAgentNodeStatus`` (a failed node), node text without attribution.
+
+Nothing of a nested event reaches the client verbatim: handlers read plain fields (ids, text, status), and
+progress data goes through :func:`json_value`, which drops live objects.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import enum
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ag_ui.core import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
+    BaseEvent,
+    CustomEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
+    SubagentErrorEvent,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
+)
+
+from .base import Handler, Item
+
+if TYPE_CHECKING:
+    from ..translator import Translator
+
+PROGRESS_ACTIVITY = "tool_progress"
+HANDOFF_EVENT = "MultiAgentHandoff"  # upstream's names, used in "steps" mode
+NODE_STATUS_EVENT = "MultiAgentNodeStatus"
+NODE_CANCEL_EVENT = "MultiAgentNodeCancel"
+NODE_FAILED = "NODE_FAILED"
+NODE_CANCELLED = "NODE_CANCELLED"
+TOOL_FAILED = "TOOL_FAILED"
+UNFINISHED = "SUBAGENT_UNFINISHED"
+
+
+@dataclass
+class Subagent:
+    """One open subagent invocation; ``step`` is its step name in "steps" mode."""
+
+    run_id: str
+    name: str
+    translator: Translator
+    step: str | None = None
+    cancel_message: str | None = None
+
+
+class SubagentHandler(Handler):
+    """The open subagents and tool-progress activities of one (sub)run, keyed by node id or tool use id."""
+
+    def __init__(self, run: Translator) -> None:
+        super().__init__(run)
+        self.open: dict[str, Subagent] = {}
+        self.progress: dict[str, str] = {}  # tool use id -> activity message id
+        self.handoffs: dict[str, dict[str, Any]] = {}  # node id -> the handoff leading to it
+
+    @property
+    def steps(self) -> bool:
+        return self.run.config.multiagent_events == "steps"
+
+    # -- Swarm / Graph ------------------------------------------------------------------------------------
+    def on_node_start(self, event: Mapping[str, Any]) -> list[Item]:
+        node_id = str(event.get("node_id"))
+        handoff = self.handoffs.pop(node_id, None)
+        if self.steps:
+            step = f"{event.get('node_type') or 'agent'}:{node_id}"
+            self._open(node_id, node_id, owner=None, cause="multiagent_node_start").step = step
+            return [StepStartedEvent(step_name=step)]
+        sub = self._open(node_id, node_id, owner=self.run.new_id(), cause="multiagent_node_start")
+        return [SubagentStartedEvent(subagent_run_id=sub.run_id, name=node_id,
+                                     parent_subagent_run_id=self.run.owner,
+                                     metadata={"handoff": handoff} if handoff else None)]
+
+    def on_node_stream(self, event: Mapping[str, Any]) -> list[Item]:
+        sub = self.open.get(str(event.get("node_id")))
+        inner = event.get("event")
+        return self._forward(sub, inner) if sub is not None and isinstance(inner, Mapping) else []
+
+    def on_node_stop(self, event: Mapping[str, Any]) -> list[Item]:
+        node_id = str(event.get("node_id"))
+        sub = self.open.get(node_id)
+        if sub is None:
+            return []
+        node_result = event.get("node_result")
+        status = _status(_get(node_result, "status"))
+        if status == "failed":
+            return self._fail(node_id, sub.cancel_message or _error_text(_get(node_result, "result")), NODE_FAILED)
+        return self._finish(node_id, _result_text(_get(node_result, "result")))
+
+    def on_handoff(self, event: Mapping[str, Any]) -> list[Item]:
+        value: dict[str, Any] = {"from": list(event.get("from_node_ids") or ()),
+                                 "to": list(event.get("to_node_ids") or ())}
+        if event.get("message"):
+            value["message"] = str(event["message"])
+        if self.steps:
+            return [CustomEvent(name=HANDOFF_EVENT, value={"from_nodes": value["from"], "to_nodes": value["to"],
+                                                           "message": value.get("message")})]
+        for node_id in value["to"]:
+            self.handoffs[str(node_id)] = value
+        return []
+
+    def on_node_cancel(self, event: Mapping[str, Any]) -> list[Item]:
+        """A ``BeforeNodeCallEvent`` hook cancelled a node: a Graph node already started (its failed stop follows
+        and carries this message); a Swarm node never starts, so it is shown started and failed at once."""
+        node_id, message = str(event.get("node_id")), str(event.get("message") or "cancelled")
+        sub = self.open.get(node_id)
+        if sub is not None:
+            sub.cancel_message = message
+            return []
+        if self.steps:
+            return [CustomEvent(name=NODE_CANCEL_EVENT, value={"node_id": node_id, "message": message})]
+        return self.on_node_start({"node_id": node_id}) + self._fail(node_id, message, NODE_CANCELLED)
+
+    # -- tools that stream: agent-as-tool, progress ---------------------------------------------------------
+    def on_tool_stream(self, event: Mapping[str, Any]) -> list[Item]:
+        payload = event.get("tool_stream_event")
+        if not isinstance(payload, Mapping) or not isinstance(payload.get("tool_use"), Mapping):
+            return []
+        tool_use, data = payload["tool_use"], payload.get("data")
+        tool_use_id = str(tool_use.get("toolUseId"))
+        if tool_use_id in self.open:
+            return self._forward(self.open[tool_use_id], data)
+        if tool_use_id in self.progress:
+            return self._progress_delta(tool_use_id, data)
+        if isinstance(data, Mapping) and "init_event_loop" in data:  # the first event of the inner agent
+            return self._start_agent_tool(tool_use_id, str(tool_use.get("name"))) + self._forward(
+                self.open[tool_use_id], data)
+        return self._progress_start(tool_use_id, str(tool_use.get("name")), data)
+
+    def on_results(self, results: list[Mapping[str, Any]], texts: list[str]) -> list[Item]:
+        """The tool batch finished: each agent-as-tool subagent ends with its call's result."""
+        out: list[Item] = []
+        for result, text in zip(results, texts, strict=True):
+            tool_use_id = str(result.get("toolUseId"))
+            self.progress.pop(tool_use_id, None)
+            if tool_use_id not in self.open:
+                continue
+            failed = result.get("status") == "error"
+            out += self._fail(tool_use_id, text, TOOL_FAILED) if failed else self._finish(tool_use_id, text)
+        return out
+
+    def _start_agent_tool(self, tool_use_id: str, name: str) -> list[Item]:
+        sub = self._open(tool_use_id, name, owner=self.run.new_id(), cause="tool_stream")
+        record = self.run.tools.calls.get(tool_use_id)
+        parent_message = (record.parent_message_id or tool_use_id) if record is not None else None
+        return [SubagentStartedEvent(subagent_run_id=sub.run_id, name=name, parent_subagent_run_id=self.run.owner,
+                                     parent_tool_call_id=tool_use_id if record is not None else None,
+                                     parent_message_id=parent_message)]
+
+    def _progress_start(self, tool_use_id: str, name: str, data: Any) -> list[Item]:
+        self.run.move("tool_progress", "tool_stream")
+        message_id = self.progress[tool_use_id] = self.run.new_id()
+        content = {"toolCallId": tool_use_id, "toolName": name, "events": [json_value(data)]}
+        return [ActivitySnapshotEvent(message_id=message_id, activity_type=PROGRESS_ACTIVITY, content=content)]
+
+    def _progress_delta(self, tool_use_id: str, data: Any) -> list[Item]:
+        self.run.move("tool_progress", "tool_stream")
+        patch = [{"op": "add", "path": "/events/-", "value": json_value(data)}]
+        return [ActivityDeltaEvent(message_id=self.progress[tool_use_id], activity_type=PROGRESS_ACTIVITY,
+                                   patch=patch)]  # type: ignore[arg-type]
+
+    # -- one subagent's life ----------------------------------------------------------------------------------
+    def _open(self, key: str, name: str, *, owner: str | None, cause: str) -> Subagent:
+        self.run.move("start_subagent", cause)
+        nested = self.run.nested(owner)
+        nested.fire("start_run", cause)
+        sub = self.open[key] = Subagent(owner or "", name, nested)
+        return sub
+
+    def _forward(self, sub: Subagent, inner: Any) -> list[Item]:
+        if not isinstance(inner, Mapping):
+            return []
+        return _attributed(sub.translator.handle(inner), sub.translator.owner)
+
+    def _finish(self, key: str, result: str | None) -> list[Item]:
+        sub = self.open.pop(key)
+        out = self._end(sub, "finish")
+        if sub.step is not None:
+            return [*out, StepFinishedEvent(step_name=sub.step)]
+        return [*out, SubagentFinishedEvent(subagent_run_id=sub.run_id, result=result or None)]
+
+    def _fail(self, key: str, message: str, code: str) -> list[Item]:
+        sub = self.open.pop(key)
+        out = self._end(sub, "fail")
+        if sub.step is not None:
+            status = CustomEvent(name=NODE_STATUS_EVENT, value={"node_id": sub.name, "status": "failed"})
+            return [*out, status, StepFinishedEvent(step_name=sub.step)]
+        return [*out, SubagentErrorEvent(subagent_run_id=sub.run_id, message=message or "failed", code=code)]
+
+    def _end(self, sub: Subagent, trigger: str) -> list[Item]:
+        nested = sub.translator
+        out = nested.close_open(trigger) + nested.subagents.close_all(trigger == "fail")
+        nested.fire(trigger, trigger)
+        self.run.move("end_subagent", trigger)
+        return _attributed(out, nested.owner)
+
+    def close_all(self, failed: bool) -> list[Item]:
+        """End every subagent still open: the run ends (or fails) before Strands said they stopped."""
+        out: list[Item] = []
+        reason = "the run failed before this subagent finished" if failed else "ended without a result"
+        for key in list(self.open):
+            out += self._fail(key, reason, UNFINISHED)
+        self.progress.clear()
+        return out
+
+
+def _attributed(items: list[Item], owner: str | None) -> list[Item]:
+    """Stamp ``subagentRunId`` on every event of a subagent that can carry it."""
+    if owner is None:
+        return items
+    for item in items:
+        if isinstance(item, BaseEvent) and "subagent_run_id" in type(item).model_fields \
+                and not isinstance(item, SubagentStartedEvent | SubagentFinishedEvent | SubagentErrorEvent):
+            item.subagent_run_id = owner  # type: ignore[attr-defined]
+    return items
+
+
+def _get(obj: Any, key: str) -> Any:
+    """A field of a live Strands object or of its recorded (sanitized) dict."""
+    return obj.get(key) if isinstance(obj, Mapping) else getattr(obj, key, None)
+
+
+def _status(status: Any) -> str:
+    return str(status.value if isinstance(status, enum.Enum) else status or "").lower()
+
+
+def _error_text(result: Any) -> str:
+    if isinstance(result, BaseException):
+        return f"{type(result).__name__}: {result}"
+    record = _get(result, "__exception__")
+    if isinstance(record, Mapping):
+        return f"{record.get('type')}: {record.get('message')}"
+    return "the node failed"
+
+
+def _result_text(result: Any) -> str | None:
+    """The text of a node's final message (an AgentResult, live or recorded); None for other results."""
+    message = _get(result, "message")
+    content = _get(message, "content") if message is not None else None
+    if not isinstance(content, list):
+        return None
+    return "".join(b["text"] for b in content if isinstance(b, Mapping) and isinstance(b.get("text"), str))
+
+
+def json_value(value: Any) -> Any:
+    """``value`` as plain JSON data; live objects become ``{"__live__": "<Class>"}``."""
+    try:
+        return json.loads(json.dumps(value, default=_json_default))
+    except ValueError:  # a reference cycle
+        return {"__live__": type(value).__name__}
+
+
+def _json_default(obj: Any) -> Any:
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, bytes | bytearray):
+        return {"__bytes_encoded__": True, "data": base64.b64encode(bytes(obj)).decode()}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if not f.name.startswith("_")}
+    if isinstance(obj, set | frozenset | tuple):
+        return list(obj)
+    return {"__live__": type(obj).__name__}
