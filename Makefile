@@ -2,7 +2,7 @@
 #   make deps      .venv (pip install -e '.[dev]') + the official-client oracle's node packages
 #   make tools     system tools (graphviz `dot`, chromium; node/npm if absent) via apt-get when missing
 #   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
-#   make run       serve the demo agent           (ARGS='--port 8000' ...)
+#   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
 #   make screenshots  the console screenshots in docs/ (headless Chromium)
 #   make bench     strands-agui vs ag_ui_strands==1.0.2, side by side: HTTP runs/s + TTFE, in-process cost (bench/)
@@ -21,6 +21,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTHON := $(BIN)/python
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 ORACLE_DIR := tests/oracles/agui-client-check
 NODE_STAMP := $(ORACLE_DIR)/node_modules/.package-lock.json
 PYTEST_ARGS ?=
@@ -51,6 +52,12 @@ $(PYTHON):
 $(STAMP): pyproject.toml | $(PYTHON)
 	@echo ">> pip install -e '.[dev]'"
 	@$(PYTHON) -m pip install -q -e '.[dev]'
+	@touch $@ $(RUN_STAMP)
+
+# What running needs, nothing else (no dev extra, no npm, no apt); pip shows what it fetches.
+$(RUN_STAMP): pyproject.toml | $(PYTHON)
+	@echo ">> pip install -e . (what running needs; \`make test\` installs the test tools)"
+	@$(PYTHON) -m pip install --progress-bar on -e .
 	@touch $@
 
 venv: $(STAMP)
@@ -82,8 +89,9 @@ tools:
 test: deps tools
 	@$(PYTHON) -m pytest -q $(PYTEST_ARGS)
 
-run: deps
-	$(BIN)/strands-agui serve $(ARGS)
+run: $(RUN_STAMP)
+	@echo ">> strands-agui serve $(ARGS)"
+	@$(BIN)/strands-agui serve $(ARGS)
 
 diagrams: deps tools
 	$(BIN)/strands-agui diagram --out diagrams --readme README.md --console src/strands_agui/server/static/run_machine.svg

@@ -152,7 +152,7 @@ def test_record_exits_non_zero_when_the_run_ends_in_run_error(tmp_path: Path) ->
 
 
 def test_bad_flags_and_a_missing_app_are_one_line(tmp_path: Path) -> None:
-    assert_explains(cli_in_process(["replay", str(FIXTURES / "plain_text.jsonl"), "--fromat", "sse"]),
+    assert_explains(cli("replay", str(FIXTURES / "plain_text.jsonl"), "--fromat", "sse"),
                     "unrecognized arguments: --fromat", "--help")
     assert_explains(cli_in_process(["serve", "--port", "eighty"]), "invalid int value: 'eighty'")
     assert_explains(cli_in_process(["frobnicate"]), "invalid choice: 'frobnicate'")
