@@ -151,3 +151,26 @@ def test_an_oversized_log_is_announced_not_sent() -> None:
 
     log = [e for e in asyncio.run(collect()) if getattr(e, "name", None) == LOG_EVENT]
     assert log[0].value["log"] is None and log[0].value["truncated"] is True and log[0].value["bytes"] > 100
+
+
+def test_a_paused_and_resumed_run_each_carry_a_log_that_replays(served: LiveServer) -> None:
+    """human_in_the_loop: the pause, then the approving resume; each run's log replays to its own run."""
+    body = {**run_input("/human_in_the_loop"), "threadId": "t-pause-and-resume"}
+    paused_sse = post(served.url + "/human_in_the_loop", body)
+    held = assert_valid_sse(paused_sse, input=body)["messages"]  # what the official client holds after the pause
+    paused = events_of(paused_sse)
+    interrupt = paused[-1]["outcome"]["interrupts"][0]
+    resume = {**body, "runId": "run-2", "messages": held,
+              "resume": [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]}
+    resumed = events_of(post(served.url + "/human_in_the_loop", resume))
+    assert resumed[-1]["type"] == "RUN_FINISHED", resumed[-3:]
+    assert resumed[-1].get("outcome", {"type": "success"})["type"] == "success"
+    for events in (paused, resumed):
+        steps = [step for e in customs(events, TRACE_EVENT) for step in e["value"]["steps"]]
+        transitions = [(t["cause"], t["trigger"], t["state"]) for s in steps for t in s["transitions"]]
+        log = read_log(customs(events, LOG_EVENT)[0]["value"]["log"].splitlines())
+        trace: list[tuple[str, str, str]] = []
+        replayed = replay_to_list(log, config=human_in_the_loop.agent.config, trace=trace)
+        assert trace == transitions
+        live = [e["type"] for e in events if e["type"] != "CUSTOM" or e["name"] not in {TRACE_EVENT, LOG_EVENT}]
+        assert [e.type.value for e in replayed] == live

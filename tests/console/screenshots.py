@@ -21,6 +21,7 @@ SHOTS: tuple[tuple[str, str, str, bool], ...] = (
     ("console-recipe.png", "/shared_state", "make a vegetarian pasta recipe, add basil", False),
     ("console-plan.png", "/agentic_generative_ui", "plan a launch: write the post, record a demo, then ship", False),
     ("console-tools.png", "/backend_tool_rendering", "what is the weather in Lisbon?", False),
+    ("console-approval.png", "/human_in_the_loop", "book me a flight to Paris", False),
 )
 
 
