@@ -60,12 +60,22 @@ class ClientMessages:
         self._input = input_messages
         self._created: list[_Message] = []
         self._calls: dict[str, tuple[_Message, _ToolCall]] = {}
+        self._shown_call_ids: set[str] = set()  # every toolCallId this run announced, retracted ones included
 
     def open_text(self, message_id: str, owner: str | None = None) -> list[str]:
         """Start an assistant text message; returns the list its deltas are appended to."""
         message = _Message(message_id, "assistant", text=[], owner=owner)
         self._created.append(message)
         return message.text  # type: ignore[return-value]
+
+    def fresh_tool_call_id(self, tool_call_id: str) -> str:
+        """``tool_call_id``, or a suffixed variant when this run already announced a call under that id (a
+        retracted one too: the protocol never lets an id be started twice)."""
+        wire_id, n = tool_call_id, 1
+        while wire_id in self._shown_call_ids:
+            n += 1
+            wire_id = f"{tool_call_id}-{n}"
+        return wire_id
 
     def open_tool_call(self, tool_call_id: str, name: str, parent_message_id: str | None,
                        owner: str | None = None) -> list[str]:
@@ -75,6 +85,7 @@ class ClientMessages:
             parent = _Message(parent_message_id or tool_call_id, "assistant", owner=owner)
             self._created.append(parent)
         call = _ToolCall(tool_call_id, name)
+        self._shown_call_ids.add(tool_call_id)
         parent.tool_calls.append(call)
         self._calls[tool_call_id] = (parent, call)
         return call.args

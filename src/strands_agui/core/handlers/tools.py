@@ -49,6 +49,10 @@ class ToolCallRecord:
     tool_input: Any = None
     answered: bool = False  # a TOOL_CALL_RESULT was sent (or the client already holds the result)
     truncated: bool = False
+    wire_id: str = ""  # the toolCallId on the wire: the Strands id, unless this run already showed that id
+
+    def __post_init__(self) -> None:
+        self.wire_id = self.wire_id or self.tool_use_id
 
     @property
     def args(self) -> str:
@@ -108,7 +112,7 @@ class ToolHandler(Handler):
         record.chunks.append(fragment)
         if run.config.behavior(record.name).args_streamer is None:
             record.shown.append(fragment)
-            out.append(ToolCallArgsEvent(tool_call_id=tool_use_id, delta=fragment))
+            out.append(ToolCallArgsEvent(tool_call_id=record.wire_id, delta=fragment))
         return out
 
     def announce(self, tool_use_id: str, name: str, cause: str) -> list[Item]:
@@ -116,14 +120,17 @@ class ToolHandler(Handler):
         out = run.close_open(cause)
         run.fire("open_tool_call", cause)
         parent = run.turn.text_message_id
-        shown = run.client.open_tool_call(tool_use_id, name, parent, run.owner)
-        record = self.calls[tool_use_id] = ToolCallRecord(tool_use_id, name, parent, shown)
+        # Two subagents (or a provider that names calls after their tool) may reuse a Strands id: each call
+        # the client sees still gets an id of its own, or the first card would be overwritten.
+        wire_id = run.client.fresh_tool_call_id(tool_use_id)
+        shown = run.client.open_tool_call(wire_id, name, parent, run.owner)
+        record = self.calls[tool_use_id] = ToolCallRecord(tool_use_id, name, parent, shown, wire_id=wire_id)
         run.turn.tool_use_ids.append(tool_use_id)
         run.open_id = tool_use_id
         predicted = run.config.behavior(name).predict_state_payload()
         if predicted:
             out.append(CustomEvent(name="PredictState", value=predicted))
-        out.append(ToolCallStartEvent(tool_call_id=tool_use_id, tool_call_name=name,
+        out.append(ToolCallStartEvent(tool_call_id=wire_id, tool_call_name=name,
                                       parent_message_id=record.parent_message_id))
         return out
 
@@ -141,7 +148,7 @@ class ToolHandler(Handler):
         context = self.call_context(record)
         if behavior.args_streamer is not None:
             out.append(HookCall("args_streamer", behavior.args_streamer, context))
-        out.append(ToolCallEndEvent(tool_call_id=record.tool_use_id))
+        out.append(ToolCallEndEvent(tool_call_id=record.wire_id))
         if behavior.state_from_args is not None:
             out.append(HookCall("state_from_args", behavior.state_from_args, context))
         return out
@@ -155,16 +162,17 @@ class ToolHandler(Handler):
         record.truncated = True
         record.chunks.append(suffix)
         out: list[Item] = [CustomEvent(name=TRUNCATED_EVENT, value={
-            "toolCallId": record.tool_use_id, "toolCallName": record.name, "receivedArgs": received})]
+            "toolCallId": record.wire_id, "toolCallName": record.name, "receivedArgs": received})]
         if self.run.config.behavior(record.name).args_streamer is None:
             record.shown.append(suffix)
-            out.append(ToolCallArgsEvent(tool_call_id=record.tool_use_id, delta=suffix))
+            out.append(ToolCallArgsEvent(tool_call_id=record.wire_id, delta=suffix))
         return out
 
     def streamed_args(self, tool_use_id: str, chunk: str) -> ToolCallArgsEvent:
         """One chunk from an ``args_streamer``: part of ``close_tool_call``, emitted before its TOOL_CALL_END."""
-        self.calls[tool_use_id].shown.append(chunk)
-        return ToolCallArgsEvent(tool_call_id=tool_use_id, delta=chunk)
+        record = self.calls[tool_use_id]
+        record.shown.append(chunk)
+        return ToolCallArgsEvent(tool_call_id=record.wire_id, delta=chunk)
 
     def call_context(self, record: ToolCallRecord) -> ToolCallContext:
         return ToolCallContext(input_data=self.run.input, tool_name=record.name, tool_use_id=record.tool_use_id,
@@ -172,7 +180,11 @@ class ToolHandler(Handler):
 
     def pending(self) -> list[str]:
         """Frontend calls this run showed and did not answer: the client answers them in its next input."""
-        return [r.tool_use_id for r in self.calls.values() if r.name in self.run.frontend_tools and not r.answered]
+        return [r.wire_id for r in self.calls.values() if r.name in self.run.frontend_tools and not r.answered]
+
+    def wire_ids(self, tool_use_ids: list[str]) -> list[str]:
+        """The ids the client holds for these Strands tool-use ids."""
+        return [self.calls[i].wire_id if i in self.calls else i for i in tool_use_ids]
 
     def forget(self, tool_use_ids: list[str]) -> None:
         for tool_use_id in tool_use_ids:
@@ -205,11 +217,11 @@ class ToolHandler(Handler):
         self.snapshot_only |= error is not None or not isinstance(content, str)
         message_id = run.new_id()
         record.answered = True
-        run.client.tool_result(message_id, record.tool_use_id, content, error, run.owner)
+        run.client.tool_result(message_id, record.wire_id, content, error, run.owner)
         context = ToolResultContext(**vars(self.call_context(record)), result_data=parse_result(text),
-                                    message_id=record.parent_message_id or record.tool_use_id)
+                                    message_id=record.parent_message_id or record.wire_id)
         self.batch.append(context)
-        return [ToolCallResultEvent(message_id=message_id, tool_call_id=record.tool_use_id, content=text,
+        return [ToolCallResultEvent(message_id=message_id, tool_call_id=record.wire_id, content=text,
                                     role="tool")]
 
 
