@@ -227,3 +227,34 @@ def test_capabilities_are_served_next_to_the_run() -> None:
     assert body["humanInTheLoop"] == {"supported": True, "approvals": True, "interrupts": True}
     assert body["multiAgent"] == {"supported": False}
     assert body["reasoning"]["supported"] and body["multimodal"]["output"] == {"image": True}
+
+
+def test_a_config_provider_sees_the_http_request_when_served() -> None:
+    """Served through the endpoint, ``StrandsAgentConfig.invocation_state_provider`` gets the real request."""
+    from fastapi.testclient import TestClient
+    from strands import Agent, tool
+
+    from strands_agui import StrandsAgent, StrandsAgentConfig
+    from strands_agui.server.endpoint import create_strands_app
+    from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
+    from tests.scenarios import run_input
+
+    seen: list[str] = []
+
+    @tool(context=True)
+    def whoami(tool_context: Any) -> str:
+        """Report the caller."""
+        seen.append(tool_context.invocation_state["tenant"])
+        return "ok"
+
+    def provider(request: Any, input_data: Any) -> dict[str, Any]:
+        return {"tenant": request.headers["x-tenant"]}
+
+    agent = Agent(model=ScriptedModel([[ToolUse("whoami", {})], [Text("Done.")]]), tools=[whoami],
+                  callback_handler=None)
+    app = create_strands_app(StrandsAgent(agent, config=StrandsAgentConfig(invocation_state_provider=provider)))
+    with TestClient(app) as http:
+        response = http.post("/", json=run_input().model_dump(by_alias=True, exclude_none=True),
+                             headers={"x-tenant": "acme", "accept": "text/event-stream"})
+    assert response.status_code == 200 and '"RUN_FINISHED"' in response.text
+    assert seen == ["acme"]

@@ -130,12 +130,15 @@ def add_strands_fastapi_endpoint(
     invocation_state = _invocation_state_dependency(invocation_state_provider)
 
     async def run_agent(
+        request: Request,
         input_data: Annotated[RunAgentInput, Depends(validated_run_input)],
         state: dict[str, Any] | None = Depends(invocation_state),  # noqa: B008 - a local dependency
     ) -> RunStream:
-        """The run, streamed. Runs only once every dependency has passed."""
-        events = (inspected_run(agent, input_data, invocation_state=state) if inspect and wants_inspection(input_data)
-                  else agent.run(input_data, invocation_state=state))
+        """The run, streamed. Runs only once every dependency has passed. The request reaches a
+        ``StrandsAgentConfig.invocation_state_provider`` when the endpoint has no provider of its own."""
+        events = (inspected_run(agent, input_data, invocation_state=state, request=request)
+                  if inspect and wants_inspection(input_data)
+                  else agent.run(input_data, invocation_state=state, request=request))
         return RunStream(events, keepalive=keepalive_seconds)
 
     app.router.add_api_route(
