@@ -32,14 +32,15 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
 from __future__ import annotations
 
 import copy
-from collections.abc import Awaitable, Callable, Sequence
-from inspect import isawaitable
-from typing import Annotated, Any, TypeAlias
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Annotated, Any
 
 from ag_ui.core import RunAgentInput
 from fastapi import Depends, FastAPI, Request, params
 from fastapi.middleware.cors import CORSMiddleware
 
+from ..config import InvocationStateProvider
 from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
 from ..runtime.sessions import SessionStore
@@ -67,10 +68,6 @@ __all__ = [
     "without_api_docs",
 ]
 
-InvocationStateProvider: TypeAlias = Callable[
-    [Request, RunAgentInput], dict[str, Any] | None | Awaitable[dict[str, Any] | None]
-]
-"""``(request, input_data) -> dict | None`` (sync or async): trusted, request-scoped Strands invocation state."""
 
 _UNSET: Any = object()
 DEFAULT_KEEPALIVE_SECONDS = 15.0
@@ -118,8 +115,8 @@ def add_strands_fastapi_endpoint(
     answered 406, 413, 415 or 422, never starts a run. A started run streams with status 200 and
     ends with one RUN_FINISHED or RUN_ERROR, unless the client leaves first, which cancels it.
     ``invocation_state_provider(request, input_data)`` (sync or async) returns a dict of trusted,
-    request-scoped values handed to Strands as ``invocation_state`` (a copy per run), or None; it runs after
-    validation and before the stream, so an ``HTTPException`` it raises is the answer.
+    request-scoped values handed to Strands as ``invocation_state`` (a copy per run), or None. It is the run's
+    ``StrandsAgentConfig.invocation_state_provider``: one that fails ends the run with ``INVOCATION_STATE_ERROR``.
     ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. The limits
     (``max_body_bytes``, ``max_messages``, ``max_depth``) are described in :class:`RequestLimits`. ``inspect=True``
     lets a request ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``;
@@ -127,18 +124,18 @@ def add_strands_fastapi_endpoint(
     """
     _check_settings(keepalive_seconds)
     limits = RequestLimits(max_body_bytes, max_messages, max_depth)
-    invocation_state = _invocation_state_dependency(invocation_state_provider)
+    if invocation_state_provider is not None:  # the endpoint's provider is the run's (runtime/invocation.py)
+        agent = copy.copy(agent)
+        agent.config = replace(agent.config, invocation_state_provider=invocation_state_provider)
 
     async def run_agent(
         request: Request,
         input_data: Annotated[RunAgentInput, Depends(validated_run_input)],
-        state: dict[str, Any] | None = Depends(invocation_state),  # noqa: B008 - a local dependency
     ) -> RunStream:
-        """The run, streamed. Runs only once every dependency has passed. The request reaches a
-        ``StrandsAgentConfig.invocation_state_provider`` when the endpoint has no provider of its own."""
-        events = (inspected_run(agent, input_data, invocation_state=state, request=request)
-                  if inspect and wants_inspection(input_data)
-                  else agent.run(input_data, invocation_state=state, request=request))
+        """The run, streamed. Runs only once every dependency has passed. The request reaches the
+        ``invocation_state_provider``."""
+        events = (inspected_run(agent, input_data, request=request) if inspect and wants_inspection(input_data)
+                  else agent.run(input_data, request=request))
         return RunStream(events, keepalive=keepalive_seconds)
 
     app.router.add_api_route(
@@ -260,23 +257,6 @@ def _resolve_aliases(health_path: str | None, ping_path: str | None, cors_origin
             raise TypeError("create_strands_app(): pass cors_origins or its alias origins, not both")
         cors_origins = origins
     return health_path, cors_origins
-
-
-def _invocation_state_dependency(provider: InvocationStateProvider | None) -> Callable[..., Any]:
-    """A route dependency resolving ``provider`` once the body is valid (same ``input_data`` parameter as the
-    route, which FastAPI validates once)."""
-
-    async def invocation_state(request: Request, input_data: RunAgentInput) -> dict[str, Any] | None:
-        if provider is None:
-            return None
-        state = provider(request, input_data)
-        if isawaitable(state):
-            state = await state
-        if state is not None and not isinstance(state, dict):
-            raise TypeError(f"invocation_state_provider must return a dict or None, not {type(state).__name__}")
-        return state
-
-    return invocation_state
 
 
 def without_api_docs(app: FastAPI) -> FastAPI:

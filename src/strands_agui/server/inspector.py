@@ -101,7 +101,6 @@ def _trace_event(steps: list[dict[str, Any]]) -> CustomEvent:
 
 async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
                         max_log_bytes: int = DEFAULT_MAX_LOG_BYTES,
-                        invocation_state: Mapping[str, Any] | None = None,
                         request: Any = None) -> AsyncIterator[BaseEvent]:
     """``agent.run(input_data)`` with the trace and the log interleaved as CUSTOM events (module docstring)."""
     trace: list[Transition] = []
@@ -109,8 +108,7 @@ async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
     recorder = _StepRecorder(sink, input_data, trace)
     steps = _Steps(recorder)
     started = False
-    async for event in agent.run(input_data, recorder=recorder, trace=trace, invocation_state=invocation_state,
-                               request=request):
+    async for event in agent.run(input_data, recorder=recorder, trace=trace, request=request):
         if not started:  # RUN_STARTED opens the stream; the start's own step follows it
             started = True
             yield event
