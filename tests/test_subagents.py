@@ -16,6 +16,7 @@ from strands import Agent
 from strands.multiagent import Swarm
 
 from strands_agui import StrandsAgent, StrandsAgentConfig, replay_to_list
+from strands_agui.tooling.logread import read_log
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import dump_events
 from tests.multi_scenarios import NESTED
@@ -139,8 +140,48 @@ def test_a_failed_graph_node_is_visible_and_the_graph_run_fails(clients: dict[st
     left = next(e for e in of_type(events, "SUBAGENT_STARTED") if e["name"] == "left")
     assert [e for e in of_type(events, "SUBAGENT_ERROR") if e["subagentRunId"] == left["subagentRunId"]][0][
         "message"] == "RuntimeError: left broke"
-    assert events[-1] == {"type": "RUN_ERROR", "message": "RuntimeError: left broke", "code": "STRANDS_ERROR"}
+    assert {k: events[-1][k] for k in ("type", "message", "code")} == {
+        "type": "RUN_ERROR", "message": "RuntimeError: left broke", "code": "STRANDS_ERROR"}
     assert clients["graph_node_fails"]["outcome"] == "run_error"
+
+
+# -- usage: the run's model calls, its subagents' included ------------------------------------------------------
+def recorded(name: str) -> tuple[dict[str, Any], ...]:
+    return read_log(ROOT / "fixtures" / f"{name}.jsonl").events
+
+
+def tokens(usage: list[dict[str, Any]] | dict[str, Any]) -> tuple[int, int, int]:
+    entries = usage if isinstance(usage, list) else [usage]
+    return tuple(sum(e[k] for e in entries) for k in ("inputTokens", "outputTokens", "totalTokens"))  # type: ignore
+
+
+@pytest.mark.parametrize("name", ["swarm_handoff", "swarm_node_fails", "swarm_node_cancelled", "swarm_steps",
+                                  "graph_parallel", "graph_steps"])
+def test_a_multi_agent_runs_usage_is_strands_accumulated_usage(name: str, clients: dict[str, Any]) -> None:
+    """Strands sums its nodes' usage into the multi-agent result; the client holds the same totals (node
+    events are the only source read, so nothing is counted twice), under the nodes' model."""
+    [strands] = [e["result"]["accumulated_usage"] for e in recorded(name) if e.get("type") == "multiagent_result"]
+    assert tokens(clients[name]["usage"]) == tokens(strands) and tokens(strands)[0] > 0
+    assert [(u["provider"], u["model"]) for u in clients[name]["usage"]] == [("scriptedmodel", "scripted")]
+
+
+def test_a_failed_graph_reports_the_usage_of_the_nodes_that_ran(clients: dict[str, Any]) -> None:
+    ran = [e["node_result"]["accumulated_usage"] for e in recorded("graph_node_fails")
+           if e.get("type") == "multiagent_node_stop" and e["node_result"]["status"] == "completed"]
+    assert clients["graph_node_fails"]["run_error"]["code"] == "STRANDS_ERROR"
+    assert tokens(clients["graph_node_fails"]["usage"]) == tuple(map(sum, zip(*map(tokens, ran), strict=True)))
+
+
+def test_an_agent_tools_model_calls_count_in_the_runs_usage(clients: dict[str, Any]) -> None:
+    """Strands leaves the inner agent out of the caller's ``accumulated_usage``; AG-UI's run usage covers "calls
+    made by its subagents", so the client holds both."""
+    events = recorded("agent_as_tool")
+    [outer] = [e["result"]["accumulated_usage"] for e in events if set(e) == {"result"}]
+    inner = [e["tool_stream_event"]["data"]["event"]["metadata"]["usage"] for e in events
+             if e.get("type") == "tool_stream" and "metadata" in e["tool_stream_event"]["data"].get("event", {})]
+    assert len(inner) == 2  # the researcher's two model calls
+    expected = tuple(map(sum, zip(tokens(outer), *map(tokens, inner), strict=True)))
+    assert tokens(clients["agent_as_tool"]["usage"]) == expected and expected[0] > tokens(outer)[0]
 
 
 @pytest.mark.parametrize("name", ["swarm_steps", "graph_steps"])

@@ -27,6 +27,7 @@ from .conversation import conversation
 from .hooks import run_hook
 from .invocation import invocation_state as resolve_invocation_state
 from .invocation import stream_kwargs
+from .model_info import model_info, subagent_models
 from .pause import ThreadPause
 from .sessions import SessionStore, default_store
 
@@ -90,7 +91,8 @@ class StrandsAgent:
                 agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt)
                 if agent is None:
                     return _nothing(), None, {}
-                facts = {"model": model_info(getattr(agent, "model", None)), "state_keys": sorted(state)}
+                facts = {"model": model_info(getattr(agent, "model", None)), "models": subagent_models(agent),
+                         "state_keys": sorted(state)}
                 if isinstance(agent, Agent):
                     stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state))
                 else:  # a Swarm or Graph: its nodes carry their own limits
@@ -110,7 +112,8 @@ class StrandsAgent:
 
         ``input_data`` defaults to the input stored in the log's header."""
         data = input_data or log.input_data or RunAgentInput.model_validate(REPLAY_INPUT)
-        facts = {"model": log.metadata.get("model") or {}, "state_keys": log.metadata.get("state_keys") or []}
+        facts = {"model": log.metadata.get("model") or {}, "models": log.metadata.get("models") or {},
+                 "state_keys": log.metadata.get("state_keys") or []}
         async for event in self._run(data, lambda _prompt: (replay_events(log), None, facts), trace):
             yield event
 
@@ -125,6 +128,7 @@ class StrandsAgent:
         try:
             stream, stop, facts = open_stream(prompt)
             translator.outcome.model = facts.get("model") or {}
+            translator.outcome.models = facts.get("models") or {}
             translator.state_keys = frozenset(facts.get("state_keys") or ())
         except RunRefused as exc:
             async for event in _end(translator, exc.failure):
@@ -190,21 +194,6 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
         failure = failure or settled
     async for out in _end(translator, failure):
         yield out
-
-
-def model_info(model: Any) -> dict[str, Any]:
-    """The model id (its config's ``model_id``) and provider (the ``strands.models`` module it comes from, or
-    its class name) of a Strands model."""
-    if model is None:
-        return {}
-    config = model.get_config() if hasattr(model, "get_config") else {}
-    model_id = config.get("model_id") if isinstance(config, Mapping) else None
-    module = type(model).__module__
-    provider = module.split(".")[2] if module.startswith("strands.models.") else type(model).__name__
-    info = {"provider": provider.lower()}
-    if isinstance(model_id, str):
-        info["model"] = model_id
-    return info
 
 
 async def _nothing() -> AsyncIterator[Mapping[str, Any]]:

@@ -34,14 +34,14 @@ from ag_ui.core import (
     TransportCapabilities,
 )
 
+from .model_info import model_info
+
 if TYPE_CHECKING:
     from .agent import StrandsAgent
 
 
 def capabilities(adapter: StrandsAgent) -> AgentCapabilities:
     """What ``adapter`` can do, for ``GET <path>/capabilities``."""
-    from .agent import model_info
-
     source = adapter.strands_agent
     template = source if hasattr(source, "tool_registry") else None
     model = getattr(source, "model", None)

@@ -4,9 +4,14 @@ RUN_ERROR with what Strands reported about the run.
 * ``outcome``: ``interrupt`` when the machine ended ``paused`` (the interrupts the run waits for);
   ``cancelled`` when Strands' stop reason is ``cancelled`` (``agent.cancel()``, a hook's cancel); otherwise
   ``success``, naming in ``pendingToolCallIds`` the frontend tool calls the client is to answer.
-* ``usage``: the token usage every model call reported (raw ``metadata`` chunks), summed, with the model id
-  and provider, on RUN_FINISHED and on RUN_ERROR alike. ``inputTokens`` includes cache reads and writes (AG-UI
-  counts them as parts of it; Strands reports them beside it).
+* ``usage``: the token usage every model call of the run reported (raw ``metadata`` chunks), summed per model
+  (one ``TokenUsage`` per provider and model id), on RUN_FINISHED and on RUN_ERROR alike. ``inputTokens``
+  includes cache reads and writes (AG-UI counts them as parts of it; Strands reports them beside it). The
+  calls of subagents count (AG-UI: "calls made by its subagents included"): each subagent's translator sums its
+  own chunks and hands its totals to its parent when it ends (:meth:`OutcomeHandler.absorb`), so a Swarm or
+  Graph run's usage equals Strands' ``accumulated_usage`` of the multi-agent result, which is never read
+  (reading both would count every node twice). An agent used as a tool counts too, although Strands leaves it
+  out of the calling agent's ``accumulated_usage``: it is model usage the run caused.
 * ``result``: the validated structured output (``structured_output`` event), as JSON data.
 * ``metadata.stopReason``: Strands' stop reason (``end_turn``, ``tool_use``, ``cancelled``, ``limit_turns``,
   ``guardrail_intervened`` ...), whenever Strands reported one.
@@ -36,6 +41,7 @@ from ..machine import PAUSED
 from .base import Handler, Item
 
 USAGE_KEYS = ("inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens")
+ModelKey = tuple[str | None, str | None]  # (provider, model id)
 
 
 class OutcomeHandler(Handler):
@@ -44,10 +50,24 @@ class OutcomeHandler(Handler):
     stop_reason: str | None = None
     result: Any = None
     model: Mapping[str, Any] = {}  # {"model": id, "provider": name} of the run's model, when known
+    models: Mapping[str, Mapping[str, Any]] = {}  # subagent name (node id, tool name) -> its model, when known
 
     def __init__(self, run: Any) -> None:
         super().__init__(run)
-        self.usage_totals: Counter[str] = Counter()
+        self.usage_totals: Counter[str] = Counter()  # this (sub)run's own model calls
+        self.usage_by_model: dict[ModelKey, Counter[str]] = {}  # its ended subagents' calls
+
+    def absorb(self, sub: OutcomeHandler) -> None:
+        """Add an ended subagent's usage (its own calls and its subagents') to this run's."""
+        for key, totals in sub.usage_entries().items():
+            self.usage_by_model.setdefault(key, Counter()).update(totals)
+
+    def usage_entries(self) -> dict[ModelKey, Counter[str]]:
+        own = (self.model.get("provider"), self.model.get("model"))
+        entries = {own: Counter(self.usage_totals)} if self.usage_totals else {}
+        for key, totals in self.usage_by_model.items():
+            entries.setdefault(key, Counter()).update(totals)
+        return entries
 
     def start(self) -> list[Item]:
         run = self.run
@@ -106,17 +126,19 @@ class OutcomeHandler(Handler):
         return RunFinishedSuccessOutcome(pending_tool_call_ids=self.run.tools.pending() or None)
 
     def usage(self) -> list[TokenUsage] | None:
-        totals = self.usage_totals
-        if not totals:
-            return None
-        cached, written = totals["cacheReadInputTokens"], totals["cacheWriteInputTokens"]
-        prompt = totals["inputTokens"] + cached + written
-        return [TokenUsage(provider=self.model.get("provider"), model=self.model.get("model"), input_tokens=prompt,
-                           output_tokens=totals["outputTokens"], total_tokens=prompt + totals["outputTokens"],
-                           cached_input_tokens=cached or None, cache_write_input_tokens=written or None)]
+        """One entry per (provider, model), the run's own model first; None when no model call reported usage."""
+        return [_token_usage(key, totals) for key, totals in self.usage_entries().items()] or None
 
     def fail_run(self, failure: RunFailure) -> list[Item]:
         run = self.run
         out = run.close_open("error") + run.subagents.close_all(failed=True)
         run.fire("fail", "error")
         return [*out, RunErrorEvent(message=failure.message, code=failure.code, usage=self.usage())]
+
+
+def _token_usage(key: ModelKey, totals: Counter[str]) -> TokenUsage:
+    cached, written = totals["cacheReadInputTokens"], totals["cacheWriteInputTokens"]
+    prompt = totals["inputTokens"] + cached + written
+    return TokenUsage(provider=key[0], model=key[1], input_tokens=prompt, output_tokens=totals["outputTokens"],
+                      total_tokens=prompt + totals["outputTokens"], cached_input_tokens=cached or None,
+                      cache_write_input_tokens=written or None)

@@ -189,6 +189,8 @@ class SubagentHandler(Handler):
     def _open(self, key: str, name: str, *, owner: str | None, cause: str) -> Subagent:
         self.run.move("start_subagent", cause)
         nested = self.run.nested(owner)
+        nested.outcome.models = self.run.outcome.models
+        nested.outcome.model = self.run.outcome.models.get(name) or {}
         nested.fire("start_run", cause)
         sub = self.open[key] = Subagent(owner or "", name, nested)
         return sub
@@ -217,6 +219,7 @@ class SubagentHandler(Handler):
         nested = sub.translator
         out = nested.close_open(trigger) + nested.subagents.close_all(trigger == "fail")
         nested.fire(trigger, trigger)
+        self.run.outcome.absorb(nested.outcome)  # the run's usage includes its subagents' model calls
         self.run.move("end_subagent", trigger)
         return _attributed(out, nested.owner)
 
