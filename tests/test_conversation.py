@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from ag_ui.core import RunAgentInput
 from strands import Agent
 from strands.hooks import BeforeToolCallEvent
 
 from strands_agui import StrandsAgent
 from strands_agui.runtime.conversation import UNANSWERED, conversation
-from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
+from strands_agui.server.validation import RequestLimits, run_input_errors
+from strands_agui.tooling.scripted import Reasoning, RedactedReasoning, ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import assert_valid_stream
 from tests.scenarios import CHANGE_BACKGROUND, get_weather, run_input
@@ -78,6 +81,39 @@ async def test_frontend_tool_round_trip_is_stateless() -> None:
     assert text == "Done: the page is blue."
     assert shapes(seen[-1]) == [("user", ["text"]), ("assistant", ["text", "toolUse"]), ("user", ["toolResult"])]
     assert_valid_stream(second, input={"messages": follow_up.model_dump(by_alias=True, exclude_none=True)["messages"]})
+
+
+@pytest.mark.parametrize(("block", "kept"), [
+    (RedactedReasoning(b"opaque-reasoning"), {"redactedContent": b"opaque-reasoning"}),
+    (Reasoning("The user wants a greeting.", signature="c2lnbmF0dXJl"),
+     {"reasoningText": {"text": "The user wants a greeting.", "signature": "c2lnbmF0dXJl"}}),
+])
+async def test_reasoning_goes_back_to_the_model_as_strands_kept_it(block: Any, kept: dict[str, Any]) -> None:
+    """Run 1 streams (redacted or signed) reasoning; the official client's messages, sent back as the next
+    request, give the model the same ``reasoningContent`` block Strands held after run 1."""
+    seen: list[list[dict[str, Any]]] = []
+
+    def script(messages: list[dict[str, Any]]) -> list:
+        seen.append(messages)
+        return [block, Text("Done thinking.")] if len(messages) == 1 else [Text("Again.")]
+
+    template = Agent(model=ScriptedModel(script), callback_handler=None)
+    first_input = run_input("think")
+    report = assert_valid_stream([e async for e in StrandsAgent(template).run(first_input)],
+                                 input=first_input.model_dump(by_alias=True, exclude_none=True))
+    [reasoning] = [m for m in report["messages"] if m["role"] == "reasoning"]
+    assert reasoning["encryptedValue"]  # the client keeps REASONING_ENCRYPTED_VALUE on the message
+    follow_up = run_input(messages=[*report["messages"], {"id": "u2", "role": "user", "content": "and again"}])
+    assert not list(run_input_errors(follow_up, RequestLimits()))  # the endpoint accepts it as it is
+    [e async for e in StrandsAgent(template).run(follow_up)]
+    assert seen[-1][1] == {"role": "assistant", "content": [{"reasoningContent": kept}, {"text": "Done thinking."}]}
+
+
+def test_a_redacted_reasoning_message_needs_base64() -> None:
+    data = run_input(messages=[{"id": "r1", "role": "reasoning", "content": "", "encryptedValue": "not base64!"},
+                               {"id": "u1", "role": "user", "content": "hi"}])
+    [error] = run_input_errors(data, RequestLimits())
+    assert error["loc"] == ("body", "messages", 0, "encryptedValue") and "base64" in error["msg"]
 
 
 async def test_the_template_agent_is_never_used_or_mutated() -> None:

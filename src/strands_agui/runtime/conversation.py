@@ -2,7 +2,7 @@
 
 AG-UI messages become Bedrock Converse-shaped Strands messages: user text and images, assistant text with
 ``toolUse`` blocks, tool messages (including results of frontend tools the client ran) as ``toolResult``
-blocks. Consecutive messages of one role are merged (the model APIs require alternation), and a tool call
+blocks, reasoning messages as the ``reasoningContent`` block Strands kept (see :func:`reasoning_block`). Consecutive messages of one role are merged (the model APIs require alternation), and a tool call
 the client never answered gets an error result, so the history is always one the model accepts.
 
 The *prompt* of the run is the newest user message when it is the last message; when the conversation ends
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ag_ui.core import AssistantMessage, Message, RunAgentInput, ToolMessage, UserMessage
+from ag_ui.core import AssistantMessage, Message, ReasoningMessage, RunAgentInput, ToolMessage, UserMessage
 
 UNANSWERED = "No result was returned for this tool call."
 
@@ -34,7 +34,8 @@ class Conversation:
 
 def conversation(input_data: RunAgentInput) -> Conversation:
     """Split the input into history and prompt (see the module docstring)."""
-    messages = [m for m in input_data.messages if isinstance(m, UserMessage | AssistantMessage | ToolMessage)]
+    messages = [m for m in input_data.messages
+                if isinstance(m, UserMessage | AssistantMessage | ToolMessage | ReasoningMessage)]
     if messages and isinstance(messages[-1], UserMessage):
         blocks = user_blocks(messages[-1])
         return Conversation(to_strands(messages[:-1]), blocks, _text(blocks))
@@ -65,12 +66,30 @@ def _convert(message: Message) -> tuple[str, list[dict[str, Any]]]:
         text = message.content if isinstance(message.content, str) else _text(_parts(message.content))
         return "user", [{"toolResult": {"toolUseId": message.tool_call_id, "status": status,
                                         "content": [{"text": message.error or text or "(empty)"}]}}]
+    if isinstance(message, ReasoningMessage):
+        block = reasoning_block(message)
+        return "assistant", [block] if block else []
     assert isinstance(message, AssistantMessage)
     blocks: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
     for call in message.tool_calls or ():
         blocks.append({"toolUse": {"toolUseId": call.id, "name": call.function.name,
                                    "input": _arguments(call.function.arguments)}})
     return "assistant", blocks
+
+
+def reasoning_block(message: ReasoningMessage) -> dict[str, Any] | None:
+    """The ``reasoningContent`` block a reasoning message was streamed from (``core/handlers/text.py``): with
+    content, ``reasoningText`` (its ``encryptedValue`` is the signature); without, ``redactedContent`` (its
+    ``encryptedValue`` is the base64 of the redacted bytes). Strands keeps both in its history and each model
+    provider decides what to send back (Anthropic and Bedrock replay signed and redacted blocks)."""
+    if message.content:
+        text: dict[str, Any] = {"text": message.content}
+        if message.encrypted_value:
+            text["signature"] = message.encrypted_value
+        return {"reasoningContent": {"reasoningText": text}}
+    if message.encrypted_value:
+        return {"reasoningContent": {"redactedContent": base64.b64decode(message.encrypted_value)}}
+    return None
 
 
 def user_blocks(message: UserMessage) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pydantic_core
-from ag_ui.core import AssistantMessage, RunAgentInput, ToolMessage, UserMessage
+from ag_ui.core import AssistantMessage, ReasoningMessage, RunAgentInput, ToolMessage, UserMessage
 from fastapi import HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -191,6 +191,10 @@ def _message_errors(input_data: RunAgentInput) -> Iterator[Error]:
         elif isinstance(message, ToolMessage) and message.tool_call_id not in calls:
             yield _error(("messages", index, "toolCallId"),
                          f"{message.tool_call_id!r} answers no tool call of an earlier assistant message")
+        elif isinstance(message, ReasoningMessage) and not message.content and message.encrypted_value:
+            if not _is_base64(message.encrypted_value):
+                yield _error(("messages", index, "encryptedValue"), "a reasoning message without content is "
+                             "redacted reasoning: its encryptedValue must be base64 data")
         if isinstance(message, UserMessage | ToolMessage) and not isinstance(message.content, str):
             for n, part in enumerate(message.content):
                 yield from _part_errors(part, ("messages", index, "content", n))
@@ -208,10 +212,16 @@ def _part_errors(part: Any, loc: tuple[str | int, ...]) -> Iterator[Error]:
         if not source.mime_type.lower().startswith("image/") or image_format not in IMAGE_FORMATS:
             yield _error((*loc, "source", "mimeType"),
                          f"unsupported image type {source.mime_type!r}; use image/{', image/'.join(IMAGE_FORMATS)}")
-        try:
-            base64.b64decode(source.value, validate=True)
-        except (binascii.Error, ValueError) as exc:
-            yield _error((*loc, "source", "value"), f"not valid base64 data: {exc}")
+        if not _is_base64(source.value):
+            yield _error((*loc, "source", "value"), "not valid base64 data")
+
+
+def _is_base64(value: str) -> bool:
+    try:
+        base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
 
 
 def _tool_errors(input_data: RunAgentInput) -> Iterator[Error]:
