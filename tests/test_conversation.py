@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from ag_ui.core import RunAgentInput
 from strands import Agent
 from strands.hooks import BeforeToolCallEvent

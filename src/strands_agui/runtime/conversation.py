@@ -2,8 +2,9 @@
 
 AG-UI messages become Bedrock Converse-shaped Strands messages: user text and images, assistant text with
 ``toolUse`` blocks, tool messages (including results of frontend tools the client ran) as ``toolResult``
-blocks, reasoning messages as the ``reasoningContent`` block Strands kept (see :func:`reasoning_block`). Consecutive messages of one role are merged (the model APIs require alternation), and a tool call
-the client never answered gets an error result, so the history is always one the model accepts.
+blocks, reasoning messages as the ``reasoningContent`` block Strands kept (see :func:`reasoning_block`).
+Consecutive messages of one role are merged (the model APIs require alternation), and a tool call the client
+never answered gets an error result, so the history is always one the model accepts.
 
 The *prompt* of the run is the newest user message when it is the last message; when the conversation ends
 with tool results (the client's follow-up after a frontend tool) there is no prompt and Strands continues
