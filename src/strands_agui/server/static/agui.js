@@ -126,7 +126,7 @@ function applySubagent(thread, ev) {
   if (ev.type === "SUBAGENT_STARTED") {
     const last = thread.messages[thread.messages.length - 1];
     thread.subagents.set(ev.subagentRunId, {
-      id: ev.subagentRunId, name: ev.name, description: ev.description || "", status: "running",
+      id: ev.subagentRunId, name: ev.name, description: ev.description || "", status: "running", handoff: ev.metadata?.handoff || null,
       parent: ev.parentSubagentRunId || null, parentToolCallId: ev.parentToolCallId || null, after: last ? last.id : null,
     });
     return;

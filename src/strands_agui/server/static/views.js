@@ -104,11 +104,17 @@ function renderMessage(item, m, ctx) {
   }
 }
 
+// An activity's scalar fields on one line, then one line per entry of its `events` (tool progress: every yield).
 function activityText(m) {
   const c = m.content || {};
-  const parts = Object.entries(c).filter(([, v]) => typeof v !== "object").map(([k, v]) => `${k}: ${v}`);
-  return `${m.activityType}${parts.length ? ` · ${parts.join(" · ")}` : ""}`;
+  const parts = Object.entries(c).filter(([k, v]) => typeof v !== "object" && k !== "toolCallId").map(([k, v]) => `${k}: ${v}`);
+  const events = Array.isArray(c.events) ? c.events.map((e) => `· ${valueText(e)}`) : [];
+  return [`${m.activityType}${parts.length ? ` · ${parts.join(" · ")}` : ""}`, ...events].join("\n");
 }
+
+const valueText = (v) => (v !== null && typeof v === "object" && !Array.isArray(v)
+  ? Object.entries(v).map(([k, x]) => `${k}: ${typeof x === "object" ? JSON.stringify(x) : x}`).join(", ")
+  : typeof v === "string" ? v : JSON.stringify(v));
 
 // ---- notices and interrupts ------------------------------------------------------------------------------
 const NOTICE_TESTID = { error: "error", halt: "halt", cancelled: "cancelled", info: "info", interrupt: "interrupt" };
@@ -189,15 +195,24 @@ function blockItem(block) {
     const li = el("li", { class: "subagent", "data-key": key, "data-testid": "subagent", "data-subagent-run-id": block.id });
     const head = el("div", { class: "subagent-head" });
     head.append(el("span", { class: "subagent-name", "data-testid": "subagent-name" }), el("span", { class: "badge subagent-status", "data-testid": "subagent-status" }));
-    li.append(head, el("div", { class: "subagent-desc muted" }), el("ol", { class: "subagent-body" }), el("div", { class: "subagent-error", role: "alert" }));
+    li.append(head, el("div", { class: "subagent-desc muted" }), el("div", { class: "subagent-handoff muted", "data-testid": "subagent-handoff" }),
+      el("ol", { class: "subagent-body" }), el("div", { class: "subagent-error", role: "alert" }));
     return li;
   })();
   setText(item.querySelector(".subagent-name"), `↳ ${block.name}`);
   setText(item.querySelector(".subagent-status"), block.status);
   setText(item.querySelector(".subagent-desc"), block.description);
+  setText(item.querySelector(".subagent-handoff"), handoffText(block.handoff));
   setText(item.querySelector(".subagent-error"), block.error || "");
   item.dataset.status = block.status;
   return item;
+}
+
+// `metadata.handoff` of SUBAGENT_STARTED: who handed the work over, and their message.
+function handoffText(handoff) {
+  if (!handoff || typeof handoff !== "object") return "";
+  const from = Array.isArray(handoff.from) ? handoff.from.join(", ") : "";
+  return `handed over by ${from || "?"}${typeof handoff.message === "string" && handoff.message ? `: ${handoff.message}` : ""}`;
 }
 
 // ---- the conversation ------------------------------------------------------------------------------------
