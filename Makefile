@@ -4,6 +4,7 @@
 #   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
 #   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
+#   make proto     regenerate server/proto/agui_v1/*_pb2.py(i) from the vendored AG-UI .proto files
 #   make screenshots  the console screenshots in docs/ (headless Chromium)
 #   make bench     strands-agui vs ag_ui_strands==1.0.2, side by side: HTTP runs/s + TTFE, in-process cost (bench/)
 #   make soak      server RSS over 10,000 runs on new threads (RUNS=...)
@@ -37,13 +38,13 @@ export npm_config_update_notifier := false
 # root on CI; elsewhere fall back to passwordless sudo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
 
-.PHONY: all venv node-deps node-tool deps tools test run diagrams screenshots bench bench-deps soak fuzz lint clean \
+.PHONY: all venv node-deps node-tool deps tools test run diagrams proto screenshots bench bench-deps soak fuzz lint clean \
 	distclean help
 
 all: test
 
 help:
-	@sed -n '1,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,14p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
@@ -95,6 +96,9 @@ run: $(RUN_STAMP)
 
 diagrams: deps tools
 	$(BIN)/strands-agui diagram --out diagrams --readme README.md --console src/strands_agui/server/static/run_machine.svg
+
+proto: deps
+	$(PYTHON) -m strands_agui.server.proto.compile
 
 screenshots: deps tools
 	$(PYTHON) -m tests.console.screenshots docs

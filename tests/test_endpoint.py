@@ -28,6 +28,7 @@ from strands.hooks import AfterInvocationEvent, BeforeInvocationEvent
 from strands_agui.config import StrandsAgentConfig, ToolBehavior
 from strands_agui.runtime.agent import StrandsAgent
 from strands_agui.server.endpoint import accepts, add_strands_fastapi_endpoint, create_strands_app
+from strands_agui.server.proto import PROTO_MEDIA_TYPE, decode_frames
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
 from tests.oracles import assert_valid_sse, assert_valid_streams, check_official_client_sse
@@ -49,6 +50,12 @@ def run_input(text: str = "hi", thread_id: str = "thread-1", run_id: str = "run-
 
 
 SSE_HEADERS = {"Accept": "text/event-stream", "Content-Type": "application/json"}
+FRAMINGS = ["text/event-stream", PROTO_MEDIA_TYPE]  # every RunStream behaviour holds in both
+
+
+def events_in(body: bytes, accept: str) -> list[dict[str, Any]]:
+    """The events of a whole body in the framing ``accept`` asked for (SSE framing asserted exactly)."""
+    return decode_frames(body) if accept == PROTO_MEDIA_TYPE else parse_sse(body)[0]
 
 
 def parse_sse(raw: bytes) -> tuple[list[dict[str, Any]], list[str]]:
@@ -194,10 +201,9 @@ def test_acceptable_accept_headers_get_sse(echo_server: LiveServer, accept: str 
     "accept",
     [
         "application/json",
-        "application/vnd.ag-ui.event+proto",
         "text/html, application/xml;q=0.9",
         "text/event-stream;q=0",
-        "text/event-stream;q=0, */*",
+        "text/event-stream;q=0, application/vnd.ag-ui.event+proto;q=0, */*",
         "text/*;q=0",
         "nonsense",
     ],
@@ -206,7 +212,7 @@ def test_unproducible_accept_is_406_naming_what_we_produce(echo_server: LiveServ
     response = post_sse(echo_server.url + "/", run_input(), {"Accept": accept, "Content-Type": "application/json"})
     assert response.status_code == 406
     assert response.headers["content-type"] == "application/json"
-    assert "text/event-stream" in response.json()["detail"]
+    assert "text/event-stream, application/vnd.ag-ui.event+proto" in response.json()["detail"]
 
 
 def test_repeated_accept_headers_form_one_list(echo_server: LiveServer) -> None:
@@ -417,6 +423,16 @@ def test_keepalive_comments_are_sent_during_a_long_tool_call() -> None:
     assert_valid_sse(raw, fail_on_run_error=True)  # both oracles ignore the comments
 
 
+def test_a_proto_stream_sends_no_keepalive_bytes_during_a_long_tool_call() -> None:
+    script = [[ToolUse("slow_lookup", {"city": "Paris"})], [Text("It is sunny.")]]
+    agent = strands_agent(ScriptedModel(script), tools=[slow_lookup])
+    with LiveServer(create_strands_app(agent, keepalive_seconds=0.05)) as server:
+        response = post_sse(server.url + "/", run_input("weather?"), {**SSE_HEADERS, "Accept": PROTO_MEDIA_TYPE})
+    events = decode_frames(response.content)  # a single stray byte would break the framing
+    assert types(events)[-1] == "RUN_FINISHED" and text_of(events) == "It is sunny."
+    assert b"ping" not in response.content
+
+
 def test_keepalive_is_per_endpoint() -> None:
     script = [[ToolUse("slow_lookup", {"city": "Oslo"})], [Text("Done.")]]
     app = FastAPI()
@@ -478,28 +494,30 @@ class _ScriptedRun(StrandsAgent):
             self.closed.set()
 
 
-def test_encoding_error_closes_the_run_generator() -> None:
+@pytest.mark.parametrize("accept", FRAMINGS)
+def test_encoding_error_closes_the_run_generator(accept: str) -> None:
     started = RunStartedEvent(thread_id="thread-1", run_id="run-1")
     bad = CustomEvent(name="bad", value=object())  # no JSON for this
     agent = _ScriptedRun([started, bad, CustomEvent(name="after", value=1)])
     with LiveServer(create_strands_app(agent)) as server:
-        response = post_sse(server.url + "/", run_input())
-    events, _ = parse_sse(response.content)
+        response = post_sse(server.url + "/", run_input(), {**SSE_HEADERS, "Accept": accept})
+    events = events_in(response.content, accept)
     assert types(events) == ["RUN_STARTED", "RUN_ERROR"]
     assert events[1]["code"] == "ENCODING_ERROR" and "CUSTOM" in events[1]["message"]
     assert agent.closed.is_set()
 
 
 @tolerates("strands_agui.server.streaming")  # the endpoint logs the crash with its traceback
-def test_a_crashing_run_ends_with_run_error_not_a_traceback() -> None:
+@pytest.mark.parametrize("accept", FRAMINGS)
+def test_a_crashing_run_ends_with_run_error_not_a_traceback(accept: str) -> None:
     agent = _ScriptedRun([RunStartedEvent(thread_id="thread-1", run_id="run-1")], RuntimeError("boom"))
     with LiveServer(create_strands_app(agent)) as server:
-        response = post_sse(server.url + "/", run_input())
-    events, _ = parse_sse(response.content)
+        response = post_sse(server.url + "/", run_input(), {**SSE_HEADERS, "Accept": accept})
+    events = events_in(response.content, accept)
     assert response.status_code == 200
     assert types(events) == ["RUN_STARTED", "RUN_ERROR"]
     assert events[1] == {"type": "RUN_ERROR", "message": "RuntimeError: boom", "code": "ADAPTER_ERROR"}
-    assert "Traceback" not in response.text
+    assert b"Traceback" not in response.content
     assert agent.closed.is_set()
 
 
@@ -529,12 +547,12 @@ class _ClosingModel(ScriptedModel):
             self.closed.set()
 
 
-def _open_stream(port: int, body: dict[str, Any]) -> socket.socket:
+def _open_stream(port: int, body: dict[str, Any], accept: str = "text/event-stream") -> socket.socket:
     conn = socket.create_connection(("127.0.0.1", port), timeout=5)
     payload = json.dumps(body).encode()
     conn.sendall(
-        b"POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
-        b"Content-Length: %d\r\n\r\n%s" % (len(payload), payload)
+        b"POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nAccept: %s\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (accept.encode(), len(payload), payload)
     )
     return conn
 
@@ -569,22 +587,26 @@ def _assert_cancelled_cleanly(server: LiveServer, conn: socket.socket, closed: l
     _wait(lambda: set(threading.enumerate()) <= threads_before)
 
 
-def test_client_disconnect_cancels_a_streaming_run() -> None:
+@pytest.mark.parametrize(("accept", "third_delta"), [("text/event-stream", b"TEXT_MESSAGE_CONTENT"),
+                                                      (PROTO_MEDIA_TYPE, b"word2")])
+def test_client_disconnect_cancels_a_streaming_run(accept: str, third_delta: bytes) -> None:
     after_invocation = threading.Event()
     model = _ClosingModel([[Text(" ".join(f"word{i}" for i in range(400)))]], delay=0.05)
     template = Agent(model=model, callback_handler=None)
     template.hooks.add_callback(AfterInvocationEvent, lambda event: after_invocation.set())
     with LiveServer(create_strands_app(StrandsAgent(template))) as server:
         tasks_before, threads_before = server.tasks(), set(threading.enumerate())
-        conn = _open_stream(server.port, run_input())
-        head = _read_until(conn, b"TEXT_MESSAGE_CONTENT", 3)
+        conn = _open_stream(server.port, run_input(), accept)
+        head = _read_until(conn, third_delta, 3 if third_delta == b"TEXT_MESSAGE_CONTENT" else 1)
         assert head.startswith(b"HTTP/1.1 200 ")
         started = time.monotonic()
         _assert_cancelled_cleanly(server, conn, [model.closed, after_invocation], tasks_before, threads_before)
         assert time.monotonic() - started < 2
 
 
-def test_client_disconnect_cancels_a_silent_tool_call() -> None:
+@pytest.mark.parametrize(("accept", "call_sent"), [("text/event-stream", b"TOOL_CALL_END"),
+                                                   (PROTO_MEDIA_TYPE, b"very_slow")])
+def test_client_disconnect_cancels_a_silent_tool_call(accept: str, call_sent: bytes) -> None:
     tool_cancelled = threading.Event()
 
     @tool
@@ -600,8 +622,8 @@ def test_client_disconnect_cancels_a_silent_tool_call() -> None:
                           tools=[very_slow])
     with LiveServer(create_strands_app(agent)) as server:  # default keep-alive: no frame while we wait
         tasks_before, threads_before = server.tasks(), set(threading.enumerate())
-        conn = _open_stream(server.port, run_input())
-        _read_until(conn, b"TOOL_CALL_END")
+        conn = _open_stream(server.port, run_input(), accept)
+        _read_until(conn, call_sent)
         time.sleep(0.1)  # the tool is running and the stream is silent
         _assert_cancelled_cleanly(server, conn, [tool_cancelled], tasks_before, threads_before)
 

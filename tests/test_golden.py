@@ -8,7 +8,7 @@ import pytest
 
 from strands_agui import StrandsAgent, read_log, replay_to_list
 from strands_agui.tooling.testing import assert_matches_golden, dump_events
-from tests.oracles import assert_valid_streams
+from tests.oracles import assert_valid_streams, check_official_client_many
 from tests.scenarios import BY_NAME, SCENARIOS, pinned_ids
 
 ROOT = Path(__file__).parent
@@ -38,10 +38,19 @@ async def test_live_run_equals_replay_of_its_recording(name: str, tmp_path: Path
     assert dump_events(again) == dump_events(live)
 
 
-def test_every_golden_stream_passes_both_oracles() -> None:
+HELD = ("outcome", "run_error", "interrupts", "pending_tool_call_ids", "run_result", "messages", "state")
+
+
+def test_every_golden_stream_passes_both_oracles_in_both_encodings() -> None:
     streams = [replayed(name) for name in NAMES]
     reports = assert_valid_streams(streams)
     assert len(reports) == len(NAMES)
+    # the same events in the protobuf framing: the official client decodes exactly them and ends up
+    # holding what it holds over SSE
+    proto_reports = check_official_client_many(streams, proto=True)
+    for name, events, sse, proto in zip(NAMES, streams, reports, proto_reports, strict=True):
+        assert proto["wire_events"] == dump_events(events), name
+        assert {key: proto[key] for key in HELD} == {key: sse[key] for key in HELD}, name
 
 
 def test_frontend_halt_never_executes_the_next_turn() -> None:

@@ -1,5 +1,6 @@
 """Every example route over real HTTP on loopback, checked by clients nobody here wrote: the official
-@ag-ui/client (``--strict``; ``--followup`` for the frontend-tool round trip) and ag-ui-validate (live)."""
+@ag-ui/client (``--strict``; ``--followup`` for the frontend-tool round trip; SSE and ``--proto``) and
+ag-ui-validate (live; the protobuf bodies decoded by ``server.proto``)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from ag_ui_validate.pytest_plugin import assert_valid_agui_endpoint
 
+from strands_agui.server.proto import PROTO_MEDIA_TYPE, decode_frames
+from strands_agui.tooling.testing import normalize_ids
 from tests.live import LiveServer
-from tests.oracles import CLIENT_SCRIPT
+from tests.oracles import CLIENT_SCRIPT, check_ag_ui_validate
 
 PROMPTS = {
     "/agentic_chat": "please make the background blue",
@@ -32,8 +36,6 @@ def served() -> Iterator[tuple[LiveServer, list[dict[str, Any]]]]:
 
     app = build_app()
     with LiveServer(app) as server:
-        import httpx
-
         yield server, httpx.get(f"{server.url}/examples", timeout=10).json()
 
 
@@ -58,12 +60,19 @@ def test_official_client_accepts_every_example_route(served, tmp_path: Path) -> 
     server, entries = served
     assert {e["path"] for e in entries} == set(PROMPTS)
 
-    def check(entry: dict[str, Any]) -> dict[str, Any]:
+    def check(entry: dict[str, Any], *encoding: str) -> dict[str, Any]:
         extra = ("--followup", "background changed") if entry["frontendTools"] else ()
-        return official_client(server.url + entry["path"], run_input(entry), tmp_path, *extra)
+        data = run_input(entry)
+        data["threadId"] += "-".join(("", *encoding))  # the two encodings' runs never share a thread
+        return official_client(server.url + entry["path"], data, tmp_path, *extra, *encoding)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         reports = dict(zip([e["path"] for e in entries], pool.map(check, entries), strict=True))
+        proto = dict(zip([e["path"] for e in entries], pool.map(lambda e: check(e, "--proto"), entries),
+                         strict=True))
+    for path, report in proto.items():  # the client holds the same over the protobuf framing
+        assert report["content_type"] == PROTO_MEDIA_TYPE, path
+        assert held(report) == held(reports[path]), path
     chat = json.dumps(reports["/agentic_chat"])
     assert "change_background" in chat and "Done" in chat, chat[:2000]  # the follow-up run was answered
     assert reports["/agentic_generative_ui"]["state"], "the plan reached the client's state"
@@ -75,3 +84,20 @@ async def test_ag_ui_validate_accepts_every_example_route(served) -> None:
     server, entries = served
     for entry in entries:
         await assert_valid_agui_endpoint(server.url + entry["path"], input=run_input(entry), max_warnings=0)
+
+
+def test_ag_ui_validate_accepts_every_example_route_over_proto(served) -> None:
+    server, entries = served
+    for entry in entries:
+        response = httpx.post(server.url + entry["path"], json=run_input(entry), timeout=30,
+                              headers={"Accept": PROTO_MEDIA_TYPE, "Content-Type": "application/json"})
+        assert response.headers["content-type"] == PROTO_MEDIA_TYPE
+        check_ag_ui_validate(decode_frames(response.content))
+
+
+def held(report: dict[str, Any]) -> Any:
+    """What the official client ended up holding, ids as relations (each run mints its own)."""
+    runs = [report, *([report["followup"]] if report.get("followup") else [])]
+    return normalize_ids([{**{key: run.get(key) for key in ("outcome", "run_error", "interrupts", "run_result")},
+                           "pending": [{"toolCallId": id_} for id_ in run.get("pending_tool_call_ids") or ()]}
+                          for run in runs] + [{"messages": report["messages"], "state": report["state"]}])

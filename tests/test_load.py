@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+import pytest
 from strands import Agent
 from strands.hooks import AfterInvocationEvent
 
@@ -22,6 +23,7 @@ from tests.live import LiveServer
 from tests.oracles import assert_valid_streams
 from tests.soak import rss_growth
 from tests.test_endpoint import (
+    FRAMINGS,
     SSE_HEADERS,
     _open_stream,
     _read_until,
@@ -94,7 +96,8 @@ def _big_run(pieces: int) -> CountingModel:
     return CountingModel([[Text(" ".join("y" * 1000 for _ in range(pieces)))]], delay=0.0001)
 
 
-def test_disconnect_while_the_reader_is_slow_cancels_the_run_inside_strands() -> None:
+@pytest.mark.parametrize("accept", FRAMINGS)
+def test_disconnect_while_the_reader_is_slow_cancels_the_run_inside_strands(accept: str) -> None:
     """The client stops reading, then leaves: the run is cancelled where Strands awaits (its model sees
     CancelledError), never closed from outside, and the request leaves no task behind."""
     pieces = 3000
@@ -102,8 +105,8 @@ def test_disconnect_while_the_reader_is_slow_cancels_the_run_inside_strands() ->
     agent, ended = _served(model)
     with LiveServer(create_strands_app(agent), send_buffer=16384) as server:
         tasks_before = server.tasks()
-        conn = _small_buffer_stream(server.port, run_input())
-        _read_until(conn, b"TEXT_MESSAGE_CONTENT")
+        conn = _small_buffer_stream(server.port, run_input(), accept)
+        _read_until(conn, b"yyyy")  # the first delta
         _wait(lambda: _stalled(model), seconds=30)  # the server is blocked writing to us
         conn.close()
         assert ended.wait(10) and model.cancelled.is_set(), "the Strands run was not cancelled"
@@ -111,15 +114,16 @@ def test_disconnect_while_the_reader_is_slow_cancels_the_run_inside_strands() ->
     assert model.chunks < pieces // 4
 
 
-def test_a_reader_that_stops_reading_holds_a_bounded_buffer_then_the_run_is_cancelled() -> None:
+@pytest.mark.parametrize("accept", FRAMINGS)
+def test_a_reader_that_stops_reading_holds_a_bounded_buffer_then_the_run_is_cancelled(accept: str) -> None:
     pieces = 3000  # 3 MB if the run were read to the end
     model = _big_run(pieces)
     agent, ended = _served(model)
     app = create_strands_app(agent, keepalive_seconds=0.1)  # stall bound: 0.2 s
     with LiveServer(app, send_buffer=16384) as server:
         tasks_before = server.tasks()
-        conn = _small_buffer_stream(server.port, run_input())
-        _read_until(conn, b"TEXT_MESSAGE_CONTENT")
+        conn = _small_buffer_stream(server.port, run_input(), accept)
+        _read_until(conn, b"yyyy")  # the first delta
         assert ended.wait(20), "a stalled reader did not get its run cancelled"
         assert model.cancelled.is_set()
         _wait(lambda: server.tasks() == tasks_before, seconds=10)
@@ -152,7 +156,7 @@ def test_rss_stays_flat_over_many_runs_on_new_threads() -> None:
 # ----------------------------------------------------------------------------------------- helpers
 
 
-def _small_buffer_stream(port: int, body: dict[str, Any]) -> socket.socket:
+def _small_buffer_stream(port: int, body: dict[str, Any], accept: str) -> socket.socket:
     """Like ``_open_stream``, with a small receive buffer so that a client not reading stalls the server soon."""
     conn = socket.socket()
     conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -160,8 +164,8 @@ def _small_buffer_stream(port: int, body: dict[str, Any]) -> socket.socket:
     conn.connect(("127.0.0.1", port))
     payload = json.dumps(body).encode()
     conn.sendall(
-        b"POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
-        b"Content-Length: %d\r\n\r\n%s" % (len(payload), payload)
+        b"POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nAccept: %s\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (accept.encode(), len(payload), payload)
     )
     return conn
 

@@ -45,6 +45,7 @@ __all__ = [
     "check_official_client",
     "check_official_client_sse",
     "check_official_client_many",
+    "check_official_client_proto",
     "ag_ui_validate_report",
     "ag_ui_validate_findings",
     "ag_ui_validate_sse_findings",
@@ -53,6 +54,7 @@ __all__ = [
     "assert_valid_stream",
     "assert_valid_streams",
     "assert_valid_sse",
+    "assert_valid_proto",
 ]
 
 CLIENT_DIR = Path(__file__).resolve().parent / "agui-client-check"
@@ -102,6 +104,17 @@ def to_wire_events(events: Iterable[Any]) -> list[dict[str, Any]]:
 
 def _jsonl(events: Iterable[Any]) -> str:
     return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in to_wire_events(events))
+
+
+def _proto_body(events: Iterable[Any]) -> bytes:
+    """``events`` in the AG-UI protobuf framing, as the endpoint writes them."""
+    from ag_ui.core import Event
+    from pydantic import TypeAdapter
+
+    from strands_agui.server.proto import proto_frame
+
+    adapter: TypeAdapter[Any] = TypeAdapter(Event)
+    return b"".join(proto_frame(adapter.validate_python(e)) for e in to_wire_events(events))
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,10 +168,11 @@ def _run_client_on_file(
     fail_on_run_error: bool,
     input: dict[str, Any] | None,
     label: str,
+    proto: bool = False,
 ) -> dict[str, Any]:
     node = _node()
     _ensure_client_installed()
-    args = [node, str(CLIENT_SCRIPT), str(path)]
+    args = [node, str(CLIENT_SCRIPT), str(path), *(["--proto"] if proto else [])]
     input_file = None
     try:
         if input is not None:
@@ -204,6 +218,7 @@ def _client_on_text(
     fail_on_run_error: bool,
     input: dict[str, Any] | None,
     label: str,
+    proto: bool = False,
 ) -> dict[str, Any]:
     fd, name = tempfile.mkstemp(prefix="agui-stream-", suffix=suffix)
     path = Path(name)
@@ -211,7 +226,7 @@ def _client_on_text(
         with os.fdopen(fd, "wb") as f:
             f.write(text.encode("utf-8") if isinstance(text, str) else text)
         return _run_client_on_file(
-            path, strict=strict, fail_on_run_error=fail_on_run_error, input=input, label=label
+            path, strict=strict, fail_on_run_error=fail_on_run_error, input=input, label=label, proto=proto
         )
     finally:
         path.unlink(missing_ok=True)
@@ -259,19 +274,35 @@ def check_official_client_sse(
     )
 
 
+def check_official_client_proto(
+    raw: bytes,
+    strict: bool = True,
+    *,
+    fail_on_run_error: bool = False,
+    input: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Like :func:`check_official_client_sse`, for a body in the AG-UI protobuf framing (length-prefixed
+    ``ag_ui.Event`` frames): the client decodes it with ``@ag-ui/proto``, as it does a response whose
+    Content-Type is ``application/vnd.ag-ui.event+proto``."""
+    return _client_on_text(raw, ".bin", strict=strict, fail_on_run_error=fail_on_run_error, input=input,
+                           label="the protobuf body", proto=True)
+
+
 def check_official_client_many(
     streams: Sequence[Iterable[Any]],
     *,
     strict: bool = True,
     fail_on_run_error: bool = False,
     max_workers: int = _MAX_WORKERS,
+    proto: bool = False,
 ) -> list[dict[str, Any]]:
-    """:func:`check_official_client` over several event lists, ``max_workers`` node processes at a time.
+    """:func:`check_official_client` over several event lists, ``max_workers`` node processes at a time;
+    ``proto=True`` sends each list through the protobuf framing (``server.proto.proto_frame``) instead.
 
     Returns the reports in order; raises one ``AssertionError`` listing every rejected stream.
     """
     # Normalise in the calling thread (pydantic models, generators).
-    texts = [_jsonl(s) for s in streams]
+    texts: list[str | bytes] = [_proto_body(s) if proto else _jsonl(s) for s in streams]
     _node()
     _ensure_client_installed()
 
@@ -279,11 +310,12 @@ def check_official_client_many(
         try:
             return _client_on_text(
                 texts[i],
-                ".jsonl",
+                ".bin" if proto else ".jsonl",
                 strict=strict,
                 fail_on_run_error=fail_on_run_error,
                 input=None,
                 label=f"stream #{i}",
+                proto=proto,
             )
         except AssertionError as e:
             return e
@@ -430,6 +462,22 @@ def assert_valid_streams(
     if errors:
         raise AssertionError("\n\n".join(errors))
     return check_official_client_many(wires, strict=True, fail_on_run_error=fail_on_run_error)
+
+
+def assert_valid_proto(
+    raw: bytes,
+    *,
+    features: list[str] | None = None,
+    forbid_info: Iterable[str] = DEFAULT_FORBIDDEN_INFO,
+    fail_on_run_error: bool = False,
+    input: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Both oracles on a body in the AG-UI protobuf framing: ag-ui-validate on its frames decoded by
+    ``server.proto.decode_frames``, the official client on the bytes. Returns the client's report."""
+    from strands_agui.server.proto import decode_frames
+
+    check_ag_ui_validate(decode_frames(raw), features=features, forbid_info=forbid_info)
+    return check_official_client_proto(raw, strict=True, fail_on_run_error=fail_on_run_error, input=input)
 
 
 def assert_valid_sse(

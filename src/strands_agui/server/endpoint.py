@@ -7,6 +7,8 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
   event: ``ag_ui.encoder.EventEncoder`` frames (``data: <json>\\n\\n``, LF only, as ``@ag-ui/client``
   requires), with the ``Cache-Control: no-cache`` and ``X-Accel-Buffering: no`` headers. FastAPI's own
   generator SSE path is not used: it adds a producer task, two memory streams and a timer per frame.
+  With ``protobuf`` installed, an Accept header that prefers ``application/vnd.ag-ui.event+proto`` gets
+  the AG-UI protobuf framing instead (``negotiation.py`` picks, ``proto/`` encodes; SSE wins a tie).
 * **Keep-alive.** After ``keepalive_seconds`` without a frame, a ``: ping`` comment
   (``fastapi.sse.KEEPALIVE_COMMENT``). Per endpoint, with no timer per event: see ``streaming``.
 * **Validation before the stream** (``validation.py``). While FastAPI reads the body, an oversized
@@ -46,7 +48,8 @@ from ..runtime.capabilities import capabilities
 from ..runtime.sessions import SessionStore
 from .inspector import inspected_run, wants_inspection
 from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, require_event_stream, require_json_body
-from .streaming import RunStream, encode_event
+from .proto import INSTALL_HINT, PROTO_MEDIA_TYPE
+from .streaming import FRAMINGS, RunStream, encode_event
 from .validation import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_DEPTH,
@@ -77,8 +80,14 @@ _SSE_ITEM = {  # one SSE event, as FastAPI documents a generator SSE route
     "properties": {"data": {"type": "string"}, "event": {"type": "string"}, "id": {"type": "string"},
                    "retry": {"type": "integer", "minimum": 0}},
 }
+_PROTO_BODY = {  # the AG-UI protobuf framing (server/proto): length-prefixed ag_ui.Event messages
+    "type": "string", "format": "binary",
+    "description": "Frames of a 4-byte big-endian length and one ag_ui.Event (@ag-ui/proto 1.0.0 schema).",
+}
 _RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"content": {SSE_MEDIA_TYPE: {"itemSchema": _SSE_ITEM}}},
+    200: {"description": "The run's AG-UI events: SSE, or the protobuf framing when Accept prefers it "
+                         f"(needs {INSTALL_HINT}).",
+          "content": {SSE_MEDIA_TYPE: {"itemSchema": _SSE_ITEM}, PROTO_MEDIA_TYPE: {"schema": _PROTO_BODY}}},
     406: {"description": f"The Accept header allows none of: {', '.join(PRODUCED_MEDIA_TYPES)}."},
     413: {"description": "The request body is larger than the endpoint's max_body_bytes."},
     415: {"description": "The request body is not JSON (Content-Type must be application/json)."},
@@ -108,7 +117,8 @@ def add_strands_fastapi_endpoint(
     name: str | None = None,
     inspect: bool = False,
 ) -> None:
-    """Register ``POST path``: a RunAgentInput body in, the run's AG-UI events out as SSE.
+    """Register ``POST path``: a RunAgentInput body in, the run's AG-UI events out as SSE (or the protobuf
+    framing, when the Accept header prefers it and ``protobuf`` is installed).
 
     ``auth`` (a FastAPI dependency callable that raises ``HTTPException`` to refuse, ``ag_ui_strands``' name)
     and then ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first. A request they refuse, or one
@@ -131,12 +141,13 @@ def add_strands_fastapi_endpoint(
     async def run_agent(
         request: Request,
         input_data: Annotated[RunAgentInput, Depends(validated_run_input)],
+        media_type: Annotated[str, Depends(require_event_stream)],
     ) -> RunStream:
-        """The run, streamed. Runs only once every dependency has passed. The request reaches the
-        ``invocation_state_provider``."""
+        """The run, streamed in the framing the Accept header chose. Runs only once every dependency has
+        passed. The request reaches the ``invocation_state_provider``."""
         events = (inspected_run(agent, input_data, request=request) if inspect and wants_inspection(input_data)
                   else agent.run(input_data, request=request))
-        return RunStream(events, keepalive=keepalive_seconds)
+        return RunStream(events, framing=FRAMINGS[media_type], keepalive=keepalive_seconds)
 
     app.router.add_api_route(
         path,
@@ -149,7 +160,7 @@ def add_strands_fastapi_endpoint(
         route_class_override=run_route(limits),
         name=name or agent.name,
         summary=f"Run {agent.name}",
-        description=agent.description or "Run the agent; AG-UI events stream back as SSE.",
+        description=agent.description or "Run the agent; AG-UI events stream back as SSE (or protobuf, by Accept).",
         responses=_RESPONSES,
     )
 

@@ -2,14 +2,28 @@
 
 Every check here runs as a route dependency, before the run starts, so its status code is final before the
 first byte of the stream.
+
+The route produces SSE (``text/event-stream``) and, with ``protobuf`` installed, the AG-UI protobuf framing
+(``application/vnd.ag-ui.event+proto``). The Accept header picks one by RFC 9110 quality: the most specific
+range naming a type gives its q, the highest q wins, and SSE wins a tie (so ``*/*``, a missing header and
+``text/event-stream, application/vnd.ag-ui.event+proto`` all get SSE).
 """
 
 from __future__ import annotations
 
 from fastapi import HTTPException, Request
 
+from . import proto
+from .proto import PROTO_MEDIA_TYPE
+
 SSE_MEDIA_TYPE = "text/event-stream"
-PRODUCED_MEDIA_TYPES: tuple[str, ...] = (SSE_MEDIA_TYPE,)
+PRODUCED_MEDIA_TYPES: tuple[str, ...] = (SSE_MEDIA_TYPE, PROTO_MEDIA_TYPE)
+"""Every media type the route can produce, in order of preference on a tie (see :func:`produced_media_types`)."""
+
+
+def produced_media_types() -> tuple[str, ...]:
+    """The media types this process can produce: the protobuf framing only when ``protobuf`` is installed."""
+    return PRODUCED_MEDIA_TYPES if proto.available() else (SSE_MEDIA_TYPE,)
 
 
 def _media_ranges(accept: str) -> list[tuple[str, float]]:
@@ -49,21 +63,35 @@ def _specificity(media_range: str, media_type: str) -> int | None:
     return 2 if subtype == wanted_subtype else None
 
 
-def accepts(accept: str | None, media_type: str = SSE_MEDIA_TYPE) -> bool:
-    """Whether an ``Accept`` header admits ``media_type``, following RFC 9110 section 12.5.1.
-
-    The most specific matching range decides, and its q must be above 0. So
-    ``text/event-stream;q=0, */*`` refuses SSE, and ``application/json, text/event-stream;q=0.5``
-    admits it. A missing or blank header admits anything.
-    """
+def quality(accept: str | None, media_type: str) -> float:
+    """The q an ``Accept`` header gives ``media_type`` (RFC 9110 section 12.5.1): that of the most specific
+    range matching it, 0 when none does. A missing or blank header gives every type 1."""
     if accept is None or not accept.strip():
-        return True
+        return 1.0
     best: tuple[int, float] | None = None
     for media_range, q in _media_ranges(accept):
         specificity = _specificity(media_range, media_type)
         if specificity is not None and (best is None or specificity > best[0]):
             best = (specificity, q)
-    return best is not None and best[1] > 0
+    return 0.0 if best is None else best[1]
+
+
+def accepts(accept: str | None, media_type: str = SSE_MEDIA_TYPE) -> bool:
+    """Whether an ``Accept`` header admits ``media_type``: :func:`quality` above 0. So
+    ``text/event-stream;q=0, */*`` refuses SSE, and ``application/json, text/event-stream;q=0.5``
+    admits it."""
+    return quality(accept, media_type) > 0
+
+
+def preferred_media_type(accept: str | None, offered: tuple[str, ...]) -> str | None:
+    """The type of ``offered`` that ``accept`` rates highest, the earlier one on a tie; None when it admits
+    none of them."""
+    best, best_q = None, 0.0
+    for media_type in offered:
+        q = quality(accept, media_type)
+        if q > best_q:
+            best, best_q = media_type, q
+    return best
 
 
 def _is_json(content_type: str | None) -> bool:
@@ -85,12 +113,18 @@ async def require_json_body(request: Request) -> None:
         )
 
 
-async def require_event_stream(request: Request) -> None:
-    """406 unless the Accept header admits something this endpoint produces. The detail names what
-    it can produce."""
+async def require_event_stream(request: Request) -> str:
+    """The media type to answer with (:func:`preferred_media_type` of :func:`produced_media_types`), or 406
+    when the Accept header admits none of them. The detail names what the endpoint produces, and how to
+    install the protobuf framing when only that was acceptable."""
     accept = ", ".join(request.headers.getlist("accept")) or None  # repeated headers form one list
-    if not any(accepts(accept, media_type) for media_type in PRODUCED_MEDIA_TYPES):
+    produced = produced_media_types()
+    chosen = preferred_media_type(accept, produced)
+    if chosen is None:
+        hint = "" if PROTO_MEDIA_TYPE in produced or not accepts(accept, PROTO_MEDIA_TYPE) else (
+            f" {PROTO_MEDIA_TYPE} needs protobuf: {proto.INSTALL_HINT}.")
         raise HTTPException(
             status_code=406,
-            detail=f"Not acceptable: {accept!r}. This endpoint produces {', '.join(PRODUCED_MEDIA_TYPES)}.",
+            detail=f"Not acceptable: {accept!r}. This endpoint produces {', '.join(produced)}.{hint}",
         )
+    return chosen

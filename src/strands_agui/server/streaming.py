@@ -16,10 +16,10 @@ Invariants:
   so it still ends at Strands' next await.
 * **Disconnect.** Under uvicorn (ASGI spec 2.3) ``receive`` returns ``http.disconnect`` as soon as the
   client leaves; the watcher then cancels the run at once, even in the middle of a silent tool call.
-* **Keep-alive** (SSE only). The stream records the loop time of each frame it writes (no timer). The
-  watcher sleeps until ``keepalive`` seconds after the last frame and, if nothing was written since, sends
-  ``fastapi.sse.KEEPALIVE_COMMENT`` (``: ping``). Frames and pings never interleave mid-frame (one lock,
-  never contended on the hot path).
+* **Keep-alive** (SSE only: the protobuf framing has no frame a client skips, so it sends none). The stream
+  records the loop time of each frame it writes (no timer). The watcher sleeps until ``keepalive`` seconds
+  after the last frame and, if nothing was written since, sends ``fastapi.sse.KEEPALIVE_COMMENT``
+  (``: ping``). Frames and pings never interleave mid-frame (one lock, never contended on the hot path).
 * **Back-pressure.** ``send`` suspends while the transport's write buffer is above its high-water mark
   (uvicorn's flow control), and the run is not iterated meanwhile: a slow reader holds at most that buffer
   plus one frame. A frame still unsent ``stall`` seconds after it was handed over means the reader has
@@ -44,6 +44,8 @@ from ag_ui.encoder import EventEncoder
 from fastapi.sse import KEEPALIVE_COMMENT
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
+
+from .proto import PROTO_MEDIA_TYPE, proto_frame
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +78,10 @@ class Framing:
 
 
 SSE = Framing("text/event-stream", sse_frame, KEEPALIVE_COMMENT)
+PROTO = Framing(PROTO_MEDIA_TYPE, proto_frame, None)
+"""The AG-UI protobuf framing (``server/proto``). It has no frame a client skips, so an idle proto stream
+sends no keep-alive bytes: behind a proxy with an idle timeout, a long silent tool call needs SSE."""
+FRAMINGS = {framing.media_type: framing for framing in (SSE, PROTO)}
 
 
 class RunStream(StreamingResponse):
