@@ -242,6 +242,25 @@ print(both.status_code, both.headers["content-type"])
     assert fallback.startswith("200 text/event-stream")
 
 
+@pytest.mark.parametrize("accept", [SSE, PROTO_MEDIA_TYPE])
+def test_a_string_that_is_not_unicode_text_ends_the_run_with_encoding_error_in_both_framings(accept: str) -> None:
+    from ag_ui.core import RunStartedEvent, TextMessageContentEvent, TextMessageStartEvent
+
+    from strands_agui.server.endpoint import create_strands_app
+    from tests.live import LiveServer
+    from tests.test_endpoint import _ScriptedRun, events_in
+
+    lone = "half \ud800 a pair"  # neither UTF-8 (protobuf strings) nor pydantic's JSON can carry it
+    events = [RunStartedEvent(thread_id="thread-1", run_id="run-1"),
+              TextMessageStartEvent(message_id="m", role="assistant"),
+              TextMessageContentEvent(message_id="m", delta=lone)]
+    with LiveServer(create_strands_app(_ScriptedRun(events))) as server:
+        response = post_sse(server.url + "/", run_input(), {**PROTO_HEADERS, "Accept": accept})
+    received = events_in(response.content, accept)
+    assert [e["type"] for e in received] == ["RUN_STARTED", "TEXT_MESSAGE_START", "RUN_ERROR"]
+    assert received[-1]["code"] == "ENCODING_ERROR" and "TEXT_MESSAGE_CONTENT" in received[-1]["message"]
+
+
 def test_openapi_lists_both_media_types(echo_server) -> None:  # noqa: F811
     spec = httpx.get(echo_server.url + "/openapi.json").json()
     assert set(spec["paths"]["/"]["post"]["responses"]["200"]["content"]) == {SSE, PROTO_MEDIA_TYPE}
