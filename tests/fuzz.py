@@ -23,6 +23,8 @@ from hypothesis import HealthCheck, given, settings
 
 from strands_agui import StrandsAgent
 from strands_agui.errors import ERROR_CODES, strands_failure
+from strands_agui.server.proto.codec import decode as proto_decode
+from strands_agui.server.proto.codec import encode as proto_encode
 from strands_agui.tooling.recording import ReplayedException
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import check_ag_ui_validate, check_official_client_many
@@ -60,6 +62,8 @@ def check(run: FuzzRun) -> list[dict[str, Any]]:
         expected = strands_failure(ReplayedException.from_record(run.log.exception))
         assert (code, events[-1]["message"]) == (expected.code, expected.message), events[-1]
     check_ag_ui_validate(events)
+    for event in events:  # the protobuf framing carries every one of them unchanged
+        assert proto_decode(proto_encode(event)) == event, event
     return events
 
 
