@@ -161,6 +161,12 @@ CASES: list[Case] = [
     post("SVG image", 422, "unsupported image type", body(messages=[user([image(mime="image/svg+xml")])])),
     post("image URL (fetching is off)", 422, "not fetched",
          body(messages=[user([image("http://169.254.169.254/latest/meta-data", kind="url")])])),
+    post("document URL (fetching is off)", 422, "not fetched",
+         body(messages=[user([{"type": "document", "source": {"type": "url", "value": "file:///etc/passwd"}}])])),
+    post("executable as a document", 422, "unsupported document type", body(messages=[user([
+        {"type": "document", "source": {"type": "data", "value": PNG, "mimeType": "application/x-msdownload"}}])])),
+    post("redacted reasoning that is not base64", 422, "base64", body(messages=[
+        {"id": "r-1", "role": "reasoning", "content": "", "encryptedValue": "%%%"}, user("hi")])),
     post("bad base64 in a tool result", 422, "base64",
          body(messages=[assistant(call()), tool_result(content=[image("%%%")])])),
     post("unknown part type", 422, "content", body(messages=[user([{"type": "hologram", "data": "x"}])])),

@@ -4,6 +4,7 @@ The names match the existing ``ag_ui_strands`` integration, so switching is an i
 """
 
 from .config import (
+    MediaFetchPolicy,
     PredictStateMapping,
     StrandsAgentConfig,
     ToolBehavior,
@@ -19,6 +20,7 @@ from .tooling.replay import replay, replay_to_list
 __all__ = [
     "ERROR_CODES",
     "FileSessions",
+    "MediaFetchPolicy",
     "PredictStateMapping",
     "Recorder",
     "RecordedRun",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import ipaddress
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
@@ -121,3 +122,37 @@ def normalize_predict_state(
     if isinstance(value, PredictStateMapping):
         return [value]
     return list(value)
+
+
+@dataclass(frozen=True)
+class MediaFetchPolicy:
+    """Lets the endpoint fetch image and document parts given by URL (``fetch_media=`` of
+    ``add_strands_fastapi_endpoint`` / ``create_strands_app``; off when None, the default). See
+    ``server/media.py`` for what is refused and why.
+
+    ``schemes``: URL schemes fetched (``http`` only if listed). ``allowed_hosts``: host names fetched (None:
+    any host whose addresses are all public). ``exempt_networks``: CIDR ranges the address refusal does not
+    apply to (an internal media server you trust; empty by default). ``max_bytes``, ``timeout_seconds``: per
+    URL, the whole fetch with its redirects. ``max_redirects``: each hop is checked as the first URL was.
+    ``max_urls``: URLs one request may make the server fetch."""
+
+    schemes: frozenset[str] = frozenset({"https"})
+    allowed_hosts: frozenset[str] | None = None
+    exempt_networks: tuple[str, ...] = ()
+    max_bytes: int = 5 * 1024 * 1024
+    timeout_seconds: float = 10.0
+    max_redirects: int = 3
+    max_urls: int = 8
+
+    def __post_init__(self) -> None:
+        unknown = set(self.schemes) - {"https", "http"}
+        if not self.schemes or unknown:
+            raise ValueError(f"schemes must be 'https' and/or 'http', not {sorted(self.schemes)}")
+        for name in ("max_bytes", "max_redirects", "max_urls"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "max_redirects" else 1):
+                raise ValueError(f"{name} must be a positive int, not {value!r}")
+        if not self.timeout_seconds > 0:
+            raise ValueError(f"timeout_seconds must be positive, not {self.timeout_seconds!r}")
+        for network in self.exempt_networks:
+            ipaddress.ip_network(network)  # raises ValueError for a range that is not one

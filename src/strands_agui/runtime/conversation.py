@@ -22,6 +22,11 @@ from typing import Any
 from ag_ui.core import AssistantMessage, Message, ReasoningMessage, RunAgentInput, ToolMessage, UserMessage
 
 UNANSWERED = "No result was returned for this tool call."
+DOCUMENT_FORMATS = {  # media type -> Strands' DocumentContent format
+    "application/pdf": "pdf", "text/csv": "csv", "application/msword": "doc",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/vnd.ms-excel": "xls", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
+    "text/html": "html", "text/plain": "txt", "text/markdown": "md"}
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,11 @@ def _parts(parts: Sequence[Any]) -> list[dict[str, Any]]:
         elif part.type == "image" and getattr(part.source, "type", None) == "data":
             image_format = (part.source.mime_type or "image/png").split("/")[-1]
             blocks.append({"image": {"format": image_format, "source": {"bytes": base64.b64decode(part.source.value)}}})
+        elif part.type == "document" and getattr(part.source, "type", None) == "data" \
+                and part.source.mime_type.lower() in DOCUMENT_FORMATS:
+            blocks.append({"document": {"format": DOCUMENT_FORMATS[part.source.mime_type.lower()],
+                                        "name": f"document-{len(blocks) + 1}",
+                                        "source": {"bytes": base64.b64decode(part.source.value)}}})
     return blocks
 
 

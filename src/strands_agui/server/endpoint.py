@@ -42,7 +42,7 @@ from ag_ui.core import RunAgentInput
 from fastapi import Depends, FastAPI, Request, params
 from fastapi.middleware.cors import CORSMiddleware
 
-from ..config import InvocationStateProvider
+from ..config import InvocationStateProvider, MediaFetchPolicy
 from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
 from ..runtime.sessions import SessionStore
@@ -116,6 +116,7 @@ def add_strands_fastapi_endpoint(
     keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
     name: str | None = None,
     inspect: bool = False,
+    fetch_media: MediaFetchPolicy | None = None,
 ) -> None:
     """Register ``POST path``: a RunAgentInput body in, the run's AG-UI events out as SSE (or the protobuf
     framing, when the Accept header prefers it and ``protobuf`` is installed).
@@ -130,7 +131,9 @@ def add_strands_fastapi_endpoint(
     ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. The limits
     (``max_body_bytes``, ``max_messages``, ``max_depth``) are described in :class:`RequestLimits`. ``inspect=True``
     lets a request ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``;
-    development servers only: it shows the raw Strands events).
+    development servers only: it shows the raw Strands events). ``fetch_media`` (off when None) lets image and
+    document parts given by URL be fetched before the run, refusing private, loopback and link-local addresses
+    (``server/media.py``); without it such a part is refused (422).
     """
     _check_settings(keepalive_seconds)
     limits = RequestLimits(max_body_bytes, max_messages, max_depth)
@@ -157,7 +160,7 @@ def add_strands_fastapi_endpoint(
         status_code=200,
         dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ()),
                       Depends(require_json_body), Depends(require_event_stream)],
-        route_class_override=run_route(limits),
+        route_class_override=run_route(limits, fetch_media),
         name=name or agent.name,
         summary=f"Run {agent.name}",
         description=agent.description or "Run the agent; AG-UI events stream back as SSE (or protobuf, by Accept).",
@@ -206,13 +209,14 @@ def create_strands_app(
     origins: Sequence[str] | None = None,
     ping_path: str | None = _UNSET,
     api_docs: bool = True,
+    fetch_media: MediaFetchPolicy | None = None,
 ) -> FastAPI:
     """A FastAPI app that serves ``agent`` at ``POST path``, with ``GET health_path`` returning
     ``{"status": "ok"}`` (unauthenticated; pass None for no health route).
 
     ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
-    :class:`~strands_agui.runtime.sessions.FileSessions`). ``auth``, ``dependencies`` and
-    ``invocation_state_provider`` are those of :func:`add_strands_fastapi_endpoint`.
+    :class:`~strands_agui.runtime.sessions.FileSessions`). ``auth``, ``dependencies``,
+    ``invocation_state_provider`` and ``fetch_media`` are those of :func:`add_strands_fastapi_endpoint`.
 
     CORS is off unless ``cors_origins`` is given. Then exactly those origins may call the app (GET and
     POST, any request header, no credentials). There is never a wildcard origin.
@@ -243,7 +247,7 @@ def create_strands_app(
     add_strands_fastapi_endpoint(
         app, agent, path, dependencies=dependencies, auth=auth, invocation_state_provider=invocation_state_provider,
         max_body_bytes=max_body_bytes, max_messages=max_messages, max_depth=max_depth,
-        keepalive_seconds=keepalive_seconds,
+        keepalive_seconds=keepalive_seconds, fetch_media=fetch_media,
     )
     return app
 

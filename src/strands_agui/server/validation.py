@@ -10,8 +10,9 @@ Three layers, all FastAPI machinery:
   answers 422 ``json_invalid`` with the reason in ``ctx.error``.
 * **The schema**: pydantic validates ``RunAgentInput`` (422 naming the field).
 * **What the schema cannot say** (:func:`validated_run_input`, a dependency run after the caller's own
-  dependencies): message count, base64 image data and image formats, image URLs (never fetched here), tool
-  names and JSON schemas, and tool results that answer no tool call. 422, in pydantic's error format.
+  dependencies): message count, base64 media data, image and document types, media URLs (refused unless the
+  endpoint has a ``fetch_media`` policy; then fetched here, see ``server/media.py``), tool names and JSON
+  schemas, and tool results that answer no tool call. 422, in pydantic's error format.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from jsonschema import SchemaError
 from jsonschema.validators import validator_for
+
+from ..config import MediaFetchPolicy
+from .media import DOCUMENT_FORMATS, fetch_parts, scheme_problem
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 DEFAULT_MAX_MESSAGES = 1_000
@@ -135,6 +139,7 @@ class RunRoute(APIRoute):
     """The run route: FastAPI's own request handling, with :class:`_LimitedRequest` reading the body."""
 
     limits: RequestLimits = RequestLimits()
+    media: MediaFetchPolicy | None = None  # the endpoint's fetch_media
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -146,9 +151,9 @@ class RunRoute(APIRoute):
         return limited
 
 
-def run_route(limits: RequestLimits) -> type[APIRoute]:
-    """The route class for one endpoint's limits (``route_class_override``)."""
-    return type("RunRoute", (RunRoute,), {"limits": limits})
+def run_route(limits: RequestLimits, media: MediaFetchPolicy | None = None) -> type[APIRoute]:
+    """The route class for one endpoint's limits and media fetching (``route_class_override``)."""
+    return type("RunRoute", (RunRoute,), {"limits": limits, "media": media})
 
 
 # ----------------------------------------------------------------------------- what the schema cannot say
@@ -157,20 +162,24 @@ def run_route(limits: RequestLimits) -> type[APIRoute]:
 async def validated_run_input(input_data: RunAgentInput, request: Request) -> RunAgentInput:
     """The dependency giving the run route its body: the input, or 422 listing every problem found. The
     limits are the route's (:func:`run_route`)."""
-    limits = getattr(request.scope.get("route"), "limits", RequestLimits())
-    errors = list(run_input_errors(input_data, limits))
+    route = request.scope.get("route")
+    limits, media = getattr(route, "limits", RequestLimits()), getattr(route, "media", None)
+    errors = list(run_input_errors(input_data, limits, media))
+    if not errors and media is not None:  # media URLs are fetched only for an input valid otherwise
+        errors = [_error(loc, why) for loc, why in await fetch_parts(input_data, media)]
     if errors:
         raise RequestValidationError(errors)
     return input_data
 
 
-def run_input_errors(input_data: RunAgentInput, limits: RequestLimits) -> Iterator[Error]:
+def run_input_errors(input_data: RunAgentInput, limits: RequestLimits,
+                     media: MediaFetchPolicy | None = None) -> Iterator[Error]:
     """Every problem of an otherwise schema-valid input, as pydantic-style error dicts."""
     if len(input_data.messages) > limits.max_messages:
         yield _error(("messages",), f"{len(input_data.messages)} messages; at most {limits.max_messages} "
                      "(max_messages)", "too_long")
         return
-    yield from _message_errors(input_data)
+    yield from _message_errors(input_data, media)
     yield from _tool_errors(input_data)
 
 
@@ -178,7 +187,7 @@ def _error(loc: tuple[str | int, ...], msg: str, kind: str = "value_error") -> E
     return {"type": kind, "loc": ("body", *loc), "msg": msg, "input": None}
 
 
-def _message_errors(input_data: RunAgentInput) -> Iterator[Error]:
+def _message_errors(input_data: RunAgentInput, media: MediaFetchPolicy | None) -> Iterator[Error]:
     calls: set[str] = set()
     for index, message in enumerate(input_data.messages):
         if isinstance(message, AssistantMessage):
@@ -197,21 +206,25 @@ def _message_errors(input_data: RunAgentInput) -> Iterator[Error]:
                              "redacted reasoning: its encryptedValue must be base64 data")
         if isinstance(message, UserMessage | ToolMessage) and not isinstance(message.content, str):
             for n, part in enumerate(message.content):
-                yield from _part_errors(part, ("messages", index, "content", n))
+                yield from _part_errors(part, ("messages", index, "content", n), media)
 
 
-def _part_errors(part: Any, loc: tuple[str | int, ...]) -> Iterator[Error]:
+def _part_errors(part: Any, loc: tuple[str | int, ...], media: MediaFetchPolicy | None) -> Iterator[Error]:
     source = getattr(part, "source", None)
-    if part.type != "image" or source is None:
+    if part.type not in ("image", "document") or source is None:
         return
     if source.type == "url":
-        yield _error((*loc, "source"), "image URLs are not fetched by this server; send the image as base64 "
-                     "data (source type 'data')")
+        problem = scheme_problem(source.value, media)
+        if problem:
+            yield _error((*loc, "source"), f"{part.type} {problem}")
     elif source.type == "data":
-        image_format = source.mime_type.split("/")[-1].lower()
-        if not source.mime_type.lower().startswith("image/") or image_format not in IMAGE_FORMATS:
+        mime = source.mime_type.lower()
+        if part.type == "image" and (not mime.startswith("image/") or mime.split("/")[-1] not in IMAGE_FORMATS):
             yield _error((*loc, "source", "mimeType"),
                          f"unsupported image type {source.mime_type!r}; use image/{', image/'.join(IMAGE_FORMATS)}")
+        elif part.type == "document" and mime not in DOCUMENT_FORMATS:
+            yield _error((*loc, "source", "mimeType"),
+                         f"unsupported document type {source.mime_type!r}; use one of {', '.join(DOCUMENT_FORMATS)}")
         if not _is_base64(source.value):
             yield _error((*loc, "source", "value"), "not valid base64 data")
 
