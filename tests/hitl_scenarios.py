@@ -15,6 +15,7 @@ from typing import Any
 
 from ag_ui.core import RunAgentInput
 from strands import Agent, ToolContext, tool
+from strands.multiagent import GraphBuilder, Swarm
 
 from strands_agui import StrandsAgentConfig, ToolBehavior
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse, Turn
@@ -55,21 +56,41 @@ def follow_up(messages: Sequence[Mapping[str, Any]]) -> Turn:
     return [Text("Done. " + " | ".join(texts), chunks=2)]
 
 
+HANDOFF = ToolUse("handoff_to_agent", {"agent_name": "writer", "message": "Write the plan up"},
+                  tool_use_id="tool-handoff")
+
+
 @dataclass
 class HitlScenario:
     name: str
     first_turn: Turn
     resume: list[dict[str, Any]]  # resume entries; "interruptId": index into the paused run's interrupts
     config: StrandsAgentConfig = field(default_factory=StrandsAgentConfig)
+    team: str | None = None  # "swarm" / "graph": the traveller is the first node of one, a writer the second
 
-    def agent(self) -> Agent:
+    def agent(self) -> Any:
         def script(messages: Sequence[Mapping[str, Any]]) -> Turn:
-            if any("toolResult" in b for b in messages[-1]["content"]):
-                return follow_up(messages)
-            return self.first_turn
+            results = [b["toolResult"] for b in messages[-1]["content"] if "toolResult" in b]
+            if not results:
+                return self.first_turn
+            if any(r["toolUseId"] == HANDOFF.tool_use_id for r in results):
+                return [Text("Handed to the writer.")]
+            return follow_up(messages) + ([HANDOFF] if self.team == "swarm" else [])
 
-        return Agent(model=ScriptedModel(script), tools=[book_flight, get_weather, ask_budget],
-                     callback_handler=None, agent_id="traveller")
+        traveller = Agent(name="traveller", model=ScriptedModel(script), tools=[book_flight, get_weather, ask_budget],
+                          callback_handler=None, agent_id="traveller")
+        if self.team is None:
+            return traveller
+        writer = Agent(name="writer", model=ScriptedModel(lambda _: [Text("Trip plan written.")]),
+                       callback_handler=None)
+        if self.team == "swarm":
+            return Swarm([traveller, writer], max_handoffs=5, max_iterations=5)
+        builder = GraphBuilder()
+        builder.add_node(traveller, "traveller")
+        builder.add_node(writer, "writer")
+        builder.add_edge("traveller", "writer")
+        builder.set_max_node_executions(5)
+        return builder.build()
 
     def resume_entries(self, interrupts: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return [{**entry, "interruptId": interrupts[entry["interruptId"]]["id"]} for entry in self.resume]
@@ -89,7 +110,14 @@ SCENARIOS: list[HitlScenario] = [
                  [{"interruptId": 0, "status": "resolved", "payload": {"approved": True}}], APPROVAL),
     HitlScenario("approval_cancelled", [BOOK], [{"interruptId": 0, "status": "cancelled"}], APPROVAL),
 ]
-BY_NAME = {s.name: s for s in SCENARIOS}
+# the same pauses inside a Swarm / Graph node (python -m tests.record_hitl records them too)
+TEAM_SCENARIOS: list[HitlScenario] = [
+    HitlScenario("swarm_tool_interrupt", SCENARIOS[0].first_turn, SCENARIOS[0].resume, team="swarm"),
+    HitlScenario("swarm_approval", [Text("Booking it."), BOOK],
+                 [{"interruptId": 0, "status": "resolved", "payload": {"approved": True}}], APPROVAL, team="swarm"),
+    HitlScenario("graph_tool_interrupt", SCENARIOS[0].first_turn, SCENARIOS[0].resume, team="graph"),
+]
+BY_NAME = {s.name: s for s in SCENARIOS + TEAM_SCENARIOS}
 
 
 def pause_input(thread_id: str = "thread-hitl") -> RunAgentInput:

@@ -16,7 +16,7 @@ from strands_agui import StrandsAgent
 from strands_agui.runtime.sessions import FileSessions
 from strands_agui.tooling.recording import Recorder
 from strands_agui.tooling.testing import assert_matches_golden, dump_events
-from tests.hitl_scenarios import BY_NAME, SCENARIOS, HitlScenario, pause_input, resume_input, wire
+from tests.hitl_scenarios import BY_NAME, SCENARIOS, TEAM_SCENARIOS, HitlScenario, pause_input, resume_input, wire
 from tests.oracles import check_official_client
 
 ROOT = Path(__file__).parent
@@ -46,7 +46,7 @@ def main(names: list[str]) -> None:
     FIXTURES.mkdir(parents=True, exist_ok=True)
     GOLDEN.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as directory:
-        for scenario in [BY_NAME[n] for n in names] or SCENARIOS:
+        for scenario in [BY_NAME[n] for n in names] or SCENARIOS + TEAM_SCENARIOS:
             asyncio.run(record(scenario, FileSessions(directory)))
 
 

@@ -300,12 +300,19 @@ def multiagent_log(draw: st.DrawFn) -> Log:
         log.events.append({"type": "multiagent_node_start", "node_id": node, "node_type": "agent"})
         inner = draw(agent_log())
         log.events += [{"type": "multiagent_node_stream", "node_id": node, "event": event} for event in inner.events]
-        status = "failed" if inner.exception else "completed"
-        node_result = {"result": inner.events[-1].get("result") if inner.events else None, "execution_time": 3,
-                       "status": status, "accumulated_usage": USAGE, "accumulated_metrics": {"latencyMs": 3},
-                       "execution_count": 1, "interrupts": []}
-        log.events.append({"type": "multiagent_node_stop", "node_id": node, "node_result": node_result})
+        last = inner.events[-1].get("result") if inner.events else None
+        interrupts = (last or {}).get("interrupts") if not inner.exception else None
+        status = "failed" if inner.exception else "interrupted" if interrupts else "completed"
+        node_result = {"result": last, "execution_time": 3, "status": status, "accumulated_usage": USAGE,
+                       "accumulated_metrics": {"latencyMs": 3}, "execution_count": 1, "interrupts": interrupts or []}
+        if not interrupts or draw(st.booleans()):  # a Graph sends no stop for an interrupted node
+            log.events.append({"type": "multiagent_node_stop", "node_id": node, "node_result": node_result})
         results[node] = node_result
+        if interrupts:  # the team stops: the node's interrupts are the run's
+            log.events += [{"type": "multiagent_node_interrupt", "node_id": node, "interrupts": interrupts},
+                           {"type": "multiagent_result", "result": {"status": "interrupted", "results": results,
+                                                                    "interrupts": interrupts}}]
+            return log
         if inner.exception and draw(st.booleans()):  # a Graph re-raises a failed node's exception
             log.exception = inner.exception
             return log

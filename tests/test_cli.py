@@ -156,6 +156,7 @@ def test_bad_flags_and_a_missing_app_are_one_line(tmp_path: Path) -> None:
                     "unrecognized arguments: --fromat", "--help")
     assert_explains(cli_in_process(["serve", "--port", "eighty"]), "invalid int value: 'eighty'")
     assert_explains(cli_in_process(["frobnicate"]), "invalid choice: 'frobnicate'")
+    assert_explains(cli_in_process(["serve", "--pause-retention", "0"]), "--pause-retention 0.0", "> 0")
     assert_explains(cli_in_process(["serve", "--app", "strands_agui.examples.server:apq"]),
                     "has no attribute 'apq'", "did you mean strands_agui.examples.server:app?")
     assert_explains(cli_in_process(["replay", str(FIXTURES / "plain_text.jsonl"), "--config",

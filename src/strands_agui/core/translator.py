@@ -55,6 +55,7 @@ class Translator:
         self.client = client or ClientMessages(input_data.messages)
         self.owner = owner  # a subagent's subagentRunId (None: the run itself, or a node in "steps" mode)
         self.is_nested = nested
+        self.resumes = bool(input_data.resume) and not nested  # continues a parked tool batch (a node: see subagents)
         self.turn = Turn()
         self.open_id = ""  # id of the open envelope (text/reasoning message or tool call)
         self.state_keys: frozenset[str] = frozenset()  # the invocation_state keys the run passed Strands
@@ -76,6 +77,7 @@ class Translator:
             "multiagent_node_stop": self.subagents.on_node_stop,
             "multiagent_handoff": self.subagents.on_handoff,
             "multiagent_node_cancel": self.subagents.on_node_cancel,
+            "multiagent_node_interrupt": self.subagents.on_node_interrupt,
         }
         self.by_key: dict[str, Handle] = {
             "event": self.on_raw_chunk,
@@ -130,7 +132,7 @@ class Translator:
 
     # -- guards (named in the machine table), answered by the handler that knows --------------------
     def input_resumes(self) -> bool:
-        return bool(self.input.resume) and not self.is_nested
+        return self.resumes
 
     def run_interrupted(self) -> bool:
         return self.interrupts.run_interrupted()

@@ -37,7 +37,9 @@ DEFAULT_PROMPT = "Hello"
 Prompt = list[dict[str, Any]] | None
 Source = AsyncIterator[Mapping[str, Any]]
 Stop = Callable[[], Any] | None
-RunFacts = Mapping[str, Any]  # {"model": {"model", "provider"}, "state_keys": [invocation_state keys]}
+RunFacts = Mapping[str, Any]  # {"model": {"model", "provider"}, "models", "state_keys": [invocation_state keys],
+# "resumed_nodes": {node id: [parked tool use ids]}, "expires_at": ISO 8601} (see ThreadPause.facts)
+FACTS = ("model", "models", "state_keys", "resumed_nodes", "expires_at")
 Opener = Callable[[Prompt], tuple[Source, Stop, RunFacts]]  # -> Strands events, how to stop them, run facts
 Settle = Callable[[], RunFailure | None]  # after Strands is done, before the terminal event
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
@@ -92,7 +94,7 @@ class StrandsAgent:
                 if agent is None:
                     return _nothing(), None, {}
                 facts = {"model": model_info(getattr(agent, "model", None)), "models": subagent_models(agent),
-                         "state_keys": sorted(state)}
+                         "state_keys": sorted(state), **pause.facts()}
                 if isinstance(agent, Agent):
                     stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state))
                 else:  # a Swarm or Graph: its nodes carry their own limits
@@ -112,8 +114,7 @@ class StrandsAgent:
 
         ``input_data`` defaults to the input stored in the log's header."""
         data = input_data or log.input_data or RunAgentInput.model_validate(REPLAY_INPUT)
-        facts = {"model": log.metadata.get("model") or {}, "models": log.metadata.get("models") or {},
-                 "state_keys": log.metadata.get("state_keys") or []}
+        facts = {key: log.metadata[key] for key in FACTS if key in log.metadata}
         async for event in self._run(data, lambda _prompt: (replay_events(log), None, facts), trace):
             yield event
 
@@ -130,6 +131,8 @@ class StrandsAgent:
             translator.outcome.model = facts.get("model") or {}
             translator.outcome.models = facts.get("models") or {}
             translator.state_keys = frozenset(facts.get("state_keys") or ())
+            translator.subagents.resumed = dict(facts.get("resumed_nodes") or {})
+            translator.interrupts.expires_at = facts.get("expires_at")
         except RunRefused as exc:
             async for event in _end(translator, exc.failure):
                 yield event

@@ -1,8 +1,8 @@
 """The approval gate for ``ToolBehavior(interrupt_on_call=True)``: a ``BeforeToolCallEvent`` hook the adapter
-installs on every run agent. Before a gated tool runs it raises a Strands interrupt (``tool_approval``) whose
-reason carries the AG-UI ``message`` and ``responseSchema``; on resume the answer decides: ``approved: true``
-lets the tool run, anything else cancels the call the Strands way (``cancel_tool``) with a result that tells
-the model why.
+installs on every run agent (and on every node agent of a Swarm or Graph). Before a gated tool runs it raises
+a Strands interrupt (``tool_approval``) whose reason carries the AG-UI ``message`` and ``responseSchema``; on
+resume the answer decides: ``approved: true`` lets the tool run, anything else cancels the call the Strands
+way (``cancel_tool``) with a result that tells the model why.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 from strands import Agent
 from strands.hooks import BeforeToolCallEvent
+from strands.multiagent.base import MultiAgentBase
 
 from ..config import StrandsAgentConfig
 from ..core.interrupts import APPROVAL, APPROVAL_SCHEMA, CANCELLED
@@ -47,8 +48,19 @@ def refusal(tool_name: str, answer: Any) -> str:
     return f"{text} Reason: {reason}" if isinstance(reason, str) and reason else text
 
 
-def install_approval(agent: Agent, config: StrandsAgentConfig) -> None:
-    """Register the gate on ``agent`` when some tool behaviour sets ``interrupt_on_call``."""
+def install_approval(agent: Agent | MultiAgentBase, config: StrandsAgentConfig) -> None:
+    """Register the gate on ``agent`` (on each node agent of a Swarm or Graph, nested ones included) when some
+    tool behaviour sets ``interrupt_on_call``."""
     gated = [name for name, behavior in config.tool_behaviors.items() if behavior.interrupt_on_call]
     if gated:
-        agent.hooks.add_callback(BeforeToolCallEvent, ApprovalGate(gated))
+        for each in node_agents(agent):
+            each.hooks.add_callback(BeforeToolCallEvent, ApprovalGate(gated))
+
+
+def node_agents(runner: Any) -> list[Agent]:
+    """The Strands agents that run tools: the agent itself, or every node agent of a Swarm/Graph (other
+    executors, e.g. an A2A agent, have none)."""
+    if isinstance(runner, Agent):
+        return [runner]
+    nodes = getattr(runner, "nodes", None) if isinstance(runner, MultiAgentBase) else None
+    return [agent for node in (nodes or {}).values() for agent in node_agents(node.executor)]

@@ -15,12 +15,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ag_ui.core import RunAgentInput, UserMessage
 from strands import Agent
 from strands.multiagent import Swarm
 from strands.multiagent.base import MultiAgentBase
 from strands.multiagent.graph import Graph, GraphEdge, GraphNode
 
 from .agents import copy_agent, copy_hook_callbacks, per_run_tool
+from .conversation import to_strands
 
 HANDOFF_TOOL = "handoff_to_agent"  # what a Swarm injects into every node agent
 
@@ -41,6 +43,15 @@ def task_of(prompt: list[dict[str, Any]] | None, default: str) -> str | list[dic
     if all(set(block) == {"text"} for block in prompt):
         return "\n".join(str(block["text"]) for block in prompt)
     return prompt
+
+
+def paused_history(input_data: RunAgentInput) -> list[dict[str, Any]]:
+    """The conversation a paused Swarm/Graph run started from, as a resume carries it: every message before
+    the last user message (the paused run's task; what follows it is the paused run's own work, which the
+    session restores)."""
+    messages = list(input_data.messages)
+    last = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=0)
+    return to_strands(messages[:last])
 
 
 def _copy_swarm(template: Swarm, history: list[dict[str, Any]] | None) -> Swarm:

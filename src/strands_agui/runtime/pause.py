@@ -2,7 +2,7 @@
 leaves in the session store when Strands is done.
 
 * A request **with** ``resume`` holds the thread's stored pause for the whole run, restores the parked
-  Strands agent from it, checks the entries against the pending interrupts and sends them as
+  Strands agent (or Swarm/Graph) from it, checks the entries against the pending interrupts and sends them as
   ``interruptResponse`` blocks. When the run ends without new interrupts the pause is removed.
 * A resume whose entries are all ``cancelled``, on a thread with nothing (any more) to resume, finishes at
   once: nothing runs and nothing is waited for (how a client drops an expired interrupt).
@@ -13,12 +13,15 @@ leaves in the session store when Strands is done.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from ag_ui.core import AssistantMessage, RunAgentInput, UserMessage
 from strands import Agent
+from strands.interrupt import _InterruptState
 from strands.multiagent.base import MultiAgentBase
 from strands.types.exceptions import SessionException
 
@@ -28,7 +31,7 @@ from ..errors import RunFailure, RunRefused
 from .agents import AgentSource, build_run_agent
 from .approval import install_approval
 from .conversation import conversation
-from .multiagent import task_of
+from .multiagent import paused_history, task_of
 from .sessions import SessionStore, attach
 
 
@@ -49,14 +52,14 @@ class ThreadPause:
         self.input = input_data
         self.thread = input_data.thread_id
         self.stack = stack
-        self.agent: Agent | None = None
+        self.runner: Agent | MultiAgentBase | None = None
         self.resuming = bool(input_data.resume)
+        self.resumed_nodes: dict[str, list[str]] = {}  # Swarm/Graph node id -> the parked calls it continues
 
     def open(self, source: AgentSource, config: StrandsAgentConfig,
              prompt: Any) -> tuple[Agent | MultiAgentBase | None, Any]:
-        """The run's Strands agent (or Swarm/Graph, which never pauses here) and what to stream it with (no
-        agent: a resume that only cancels what is no longer waited for, so the run has nothing to do); raises
-        :class:`RunRefused`."""
+        """The run's Strands agent (or Swarm/Graph) and what to stream it with (no agent: a resume that only
+        cancels what is no longer waited for, so the run has nothing to do); raises :class:`RunRefused`."""
         if self.resuming:
             with store_errors():
                 return self._resume(source, config)
@@ -64,14 +67,13 @@ class ThreadPause:
             if self.store.paused_at(self.thread) is not None:
                 with self.store.hold(self.thread):
                     self.store.remove(self.thread)
-        runner = build_run_agent(source, self.input, conversation(self.input).history)
+        runner = self.runner = build_run_agent(source, self.input, conversation(self.input).history)
+        install_approval(runner, config)
         if isinstance(runner, MultiAgentBase):
             return runner, task_of(prompt, "Hello")
-        self.agent = runner
-        install_approval(runner, config)
         return runner, prompt
 
-    def _resume(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent | None, Any]:
+    def _resume(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent | MultiAgentBase | None, Any]:
         cancels_only = all(entry.status == "cancelled" for entry in self.input.resume or ())
         try:
             self.stack.enter_context(self.store.hold(self.thread))
@@ -86,23 +88,32 @@ class ThreadPause:
                 return None, None
             raise RunRefused("INTERRUPT_EXPIRED", f"the paused run is older than the retention of "
                                                   f"{self.store.retention_seconds:.0f} s and was removed")
-        agent = build_run_agent(source, self.input, None)
-        if isinstance(agent, MultiAgentBase):
-            raise RunRefused("INTERRUPT_NOT_FOUND", "a Swarm or Graph run is never paused by this adapter")
-        install_approval(agent, config)
-        attach(agent, self.store.session_manager(self.thread))
-        state = agent._interrupt_state
+        # a Swarm/Graph template's node copies start from the conversation the paused run started from
+        history = paused_history(self.input) if isinstance(source, MultiAgentBase) else None
+        runner = build_run_agent(source, self.input, history)
+        install_approval(runner, config)
+        attach(runner, self.store.session_manager(self.thread))
+        state = interrupt_state(runner)
         pending = {i.id: i for i in state.interrupts.values() if i.response is None} if state.activated else {}
         if not pending:
             self.store.remove(self.thread)
             raise RunRefused("INTERRUPT_NOT_FOUND", "the thread has no pending interrupt (already resumed?)")
-        parked = state.pending_tool_execution
-        if parked is not None:
-            self._refuse_new_messages({b["toolUse"]["toolUseId"] for b in parked.assistant_message["content"]
-                                       if "toolUse" in b})
+        parked = parked_calls(runner)
+        self._refuse_new_messages({call for calls in parked.values() for call in calls})
         prompt = resume_prompt(self.input.resume or [], pending)
-        self.agent = agent
-        return agent, prompt
+        self.runner = runner
+        self.resumed_nodes = {node: calls for node, calls in parked.items() if node}
+        return runner, prompt
+
+    def facts(self) -> dict[str, Any]:
+        """What the run's translator is told: the Swarm/Graph nodes this resume continues (their parked
+        calls), and when a pause this run leaves expires (ISO 8601, from the run's start: the store keeps
+        the pause at least that long; none when it keeps pauses forever)."""
+        facts: dict[str, Any] = {"resumed_nodes": self.resumed_nodes} if self.resumed_nodes else {}
+        expires = self.store.expires_at(time.time())
+        if expires is not None:
+            facts["expires_at"] = datetime.fromtimestamp(expires, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return facts
 
     def _refuse_new_messages(self, parked_calls: set[str]) -> None:
         """The model continues the parked conversation: a user message the client added after the parked
@@ -116,14 +127,14 @@ class ThreadPause:
 
     def settle(self) -> RunFailure | None:
         """After Strands is done, before the terminal event: park a new pause, or forget a finished one."""
-        if self.agent is None:
+        if self.runner is None:
             return None
         try:
-            if self.agent._interrupt_state.activated:
+            if interrupt_state(self.runner).activated:
                 if self.resuming:
                     self.store.refresh(self.thread)  # the attached session manager already holds the state
                 else:
-                    self.store.park(self.thread, self.agent)
+                    self.store.park(self.thread, self.runner)
             elif self.resuming:
                 self.store.remove(self.thread)
         except RunRefused as exc:
@@ -131,3 +142,29 @@ class ThreadPause:
         except Exception as exc:  # noqa: BLE001 - a store failure is a documented RUN_ERROR
             return RunFailure("SESSION_ERROR", f"{type(exc).__name__}: {exc}")
         return None
+
+
+def interrupt_state(runner: Agent | MultiAgentBase) -> _InterruptState:
+    """Strands' interrupt state of an Agent, Swarm or Graph (another orchestrator has none: it never pauses)."""
+    state = getattr(runner, "_interrupt_state", None)
+    return state if isinstance(state, _InterruptState) else _InterruptState()
+
+
+def parked_calls(runner: Agent | MultiAgentBase) -> dict[str, list[str]]:
+    """The parked tool calls a resume continues, by who parked them: ``""`` for an agent, else the Swarm/Graph
+    node id (read from the orchestrator's interrupt context, where Strands keeps each interrupted node's
+    agent state)."""
+    if isinstance(runner, Agent):
+        parked = runner._interrupt_state.pending_tool_execution
+        return {"": _tool_use_ids(parked.assistant_message)} if parked is not None else {}
+    out: dict[str, list[str]] = {}
+    for node_id, context in interrupt_state(runner).context.items():
+        node_state = context.get("interrupt_state") if isinstance(context, dict) else None
+        pending = node_state.get("pending_tool_execution") if isinstance(node_state, dict) else None
+        if isinstance(pending, dict):
+            out[node_id] = _tool_use_ids(pending.get("assistant_message") or {})
+    return out
+
+
+def _tool_use_ids(message: Any) -> list[str]:
+    return [str(b["toolUse"]["toolUseId"]) for b in message.get("content") or () if "toolUse" in b]

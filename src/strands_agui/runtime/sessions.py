@@ -1,9 +1,10 @@
 """Where a paused run waits between requests: one Strands session per AG-UI thread.
 
 Nothing else is kept between requests. A run that never pauses reads at most one path and writes nothing.
-A run that pauses stores its Strands agent (conversation, state, ``_interrupt_state``) through a Strands
-``SessionManager``; the resume restores it on whichever worker serves it, and a thread that finishes has its
-session removed.
+A run that pauses stores its Strands agent (conversation, state, ``_interrupt_state``) or its Swarm/Graph
+(``serialize_state``: the interrupted nodes' conversations and interrupt state, results, the next node) through
+a Strands ``SessionManager``; the resume restores it on whichever worker serves it, and a thread that finishes
+has its session removed.
 
 :class:`SessionStore` is the interface; :class:`FileSessions` keeps sessions in a directory with Strands'
 ``FileSessionManager``. Its invariants:
@@ -15,7 +16,8 @@ session removed.
   belongs to the open directory, so it is shared correctly between processes (``--workers N``) and between
   requests of one process; it goes away with the directory, so no lock file outlives its thread.
 * **Bounded.** A pause older than ``retention_seconds`` is expired: removed when a request touches its
-  thread, and swept whenever another pause is stored.
+  thread, and swept whenever another pause is stored. The interrupts of a paused run carry the moment as
+  ``expiresAt``; an infinite retention keeps pauses until their thread moves on (no ``expiresAt``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import logging
+import math
 import os
 import shutil
 import time
@@ -32,14 +36,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from strands import Agent
+from strands.multiagent.base import MultiAgentBase
 from strands.session import FileSessionManager
 from strands.session.session_manager import SessionManager
 
 from ..errors import RunRefused
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_RETENTION_SECONDS = 24 * 3600.0
 STAGING_SECONDS = 3600.0  # a staging directory this old was left by a crashed worker
 SESSIONS_ENV = "STRANDS_AGUI_SESSIONS"
+RETENTION_ENV = "STRANDS_AGUI_PAUSE_RETENTION"
 DEFAULT_DIRECTORY = Path.home() / ".strands" / "sessions"
 
 
@@ -67,8 +75,9 @@ class SessionStore(ABC):
         when another run holds it, ``RunRefused("INTERRUPT_NOT_FOUND")`` when there is none (any more)."""
 
     @abstractmethod
-    def park(self, thread_id: str, agent: Agent) -> None:
-        """Store ``agent`` (which just paused) as the thread's pause, replacing any older one."""
+    def park(self, thread_id: str, agent: Agent | MultiAgentBase) -> None:
+        """Store ``agent`` (an Agent, Swarm or Graph that just paused) as the thread's pause, replacing any
+        older one."""
 
     @abstractmethod
     def remove(self, thread_id: str) -> None:
@@ -79,6 +88,10 @@ class SessionStore(ABC):
 
     def expired(self, paused_at: float) -> bool:
         return time.time() - paused_at > self.retention_seconds
+
+    def expires_at(self, paused_at: float) -> float | None:
+        """When a pause stored at ``paused_at`` expires (None: never, an infinite retention)."""
+        return paused_at + self.retention_seconds if math.isfinite(self.retention_seconds) else None
 
 
 class FileSessions(SessionStore):
@@ -119,12 +132,12 @@ class FileSessions(SessionStore):
         finally:
             os.close(fd)
 
-    def park(self, thread_id: str, agent: Agent) -> None:
+    def park(self, thread_id: str, agent: Agent | MultiAgentBase) -> None:
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.sweep()
         staging = self.directory / f".staging-{uuid.uuid4().hex}"
         try:
-            FileSessionManager(session_id=session_id(thread_id), storage_dir=str(staging)).initialize(agent)
+            initialize_session(FileSessionManager(session_id=session_id(thread_id), storage_dir=str(staging)), agent)
             target = self._path(thread_id)
             if target.exists():
                 with self.hold(thread_id):
@@ -155,13 +168,35 @@ class FileSessions(SessionStore):
 
 
 def default_store() -> FileSessions:
-    """``$STRANDS_AGUI_SESSIONS`` (set by ``strands-agui serve --sessions DIR``), else ``~/.strands/sessions``."""
-    return FileSessions(os.environ.get(SESSIONS_ENV) or DEFAULT_DIRECTORY)
+    """``$STRANDS_AGUI_SESSIONS`` (set by ``strands-agui serve --sessions DIR``), else ``~/.strands/sessions``;
+    retention ``$STRANDS_AGUI_PAUSE_RETENTION`` seconds (``serve --pause-retention``), else 24 h."""
+    return FileSessions(os.environ.get(SESSIONS_ENV) or DEFAULT_DIRECTORY, retention_seconds=_retention())
 
 
-def attach(agent: Agent, manager: SessionManager) -> None:
-    """Restore ``agent`` from ``manager`` and keep the session in step with it from now on (what
-    ``Agent(session_manager=...)`` does, for an agent that already exists)."""
-    manager.initialize(agent)
-    agent.hooks.add_hook(manager)
-    agent._session_manager = manager
+def _retention() -> float:
+    text = os.environ.get(RETENTION_ENV)
+    try:
+        value = float(text) if text else DEFAULT_RETENTION_SECONDS
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        logger.warning("ignoring %s=%r: not a number of seconds > 0", RETENTION_ENV, text)
+        return DEFAULT_RETENTION_SECONDS
+    return value
+
+
+def initialize_session(manager: SessionManager, agent: Agent | MultiAgentBase) -> None:
+    """Restore ``agent`` from ``manager``'s session, or write it there when the session is new."""
+    if isinstance(agent, MultiAgentBase):
+        manager.initialize_multi_agent(agent)
+    else:
+        manager.initialize(agent)
+
+
+def attach(agent: Agent | MultiAgentBase, manager: SessionManager) -> None:
+    """Restore ``agent`` (or a Swarm/Graph) from ``manager`` and keep the session in step with it from now on
+    (what ``Agent(session_manager=...)`` / ``Swarm(session_manager=...)`` do, for one that already exists)."""
+    initialize_session(manager, agent)
+    agent.hooks.add_hook(manager)  # type: ignore[union-attr]
+    if isinstance(agent, Agent):
+        agent._session_manager = manager

@@ -1,6 +1,7 @@
 """``strands-agui``: serve, record, replay, diagram.
 
-    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--workers N] [--no-docs]
+    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--pause-retention S]
+                       [--workers N] [--no-docs]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR] [--format jsonl|sse] [--trace]
                                   [--partial]
@@ -127,13 +128,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from ..runtime.sessions import SESSIONS_ENV
+    from ..runtime.sessions import RETENTION_ENV, SESSIONS_ENV
     from ..server.endpoint import without_api_docs
 
     if args.workers < 1:
         raise CliError(f"--workers {args.workers}: give at least 1 worker")
+    if args.pause_retention is not None and not args.pause_retention > 0:
+        raise CliError(f"--pause-retention {args.pause_retention}: give a number of seconds > 0 (inf: forever)")
     if args.sessions:
         os.environ[SESSIONS_ENV] = str(Path(args.sessions).resolve())
+    if args.pause_retention is not None:
+        os.environ[RETENTION_ENV] = str(args.pause_retention)
     app: Any = load_app(args.app)  # also checked when the workers import it themselves
     factory = args.no_docs and args.workers > 1
     if factory:
@@ -181,6 +186,9 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
     serve.add_argument("--sessions", help="directory where paused runs wait for their resume "
                        "(default: $STRANDS_AGUI_SESSIONS, else ~/.strands/sessions)")
+    serve.add_argument("--pause-retention", type=float, metavar="SECONDS",
+                       help="how long a paused run stays resumable (its interrupts' expiresAt; default 86400, "
+                       "inf: forever)")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.add_argument("--no-docs", action="store_true", help="serve without /docs, /redoc and /openapi.json")
     serve.set_defaults(func=cmd_serve)

@@ -1,9 +1,10 @@
-"""Strands interrupts: ``tool_interrupt_event`` kept for the paused run's outcome, and, on a resume, the
-parked tool calls the client already holds."""
+"""Strands interrupts: ``tool_interrupt_event`` (and a Swarm/Graph's ``multiagent_node_interrupt``, through
+``subagents``) kept for the paused run's outcome, and, on a resume, the parked tool calls the client already
+holds."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import AssistantMessage, Interrupt
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 
 class InterruptHandler(Handler):
     """What the run waits for, by interrupt id."""
+
+    expires_at: str | None = None  # when a pause of this run stops being answerable (the session store's retention)
 
     def __init__(self, run: Translator) -> None:
         super().__init__(run)
@@ -35,22 +38,32 @@ class InterruptHandler(Handler):
         if not isinstance(payload, Mapping):
             return []
         tool_use_id = str((payload.get("tool_use") or {}).get("toolUseId", ""))
-        call_id = tool_use_id if tool_use_id in self.run.tools.calls else None
-        for interrupt in payload.get("interrupts") or ():
-            agui = to_agui(interrupt, call_id)
-            self.waiting.setdefault(agui.id, agui)
+        record = self.run.tools.calls.get(tool_use_id)
+        self.wait_for(payload.get("interrupts") or (), record.wire_id if record is not None else None)
         return []
 
-    def adopt_parked_calls(self) -> None:
-        """A resume: the client already holds the parked turn's tool calls (the last assistant message's
-        unanswered calls), so their results attach to those cards instead of being announced again."""
+    def wait_for(self, interrupts: Iterable[Any], tool_call_id: str | None = None,
+                 subagent_run_id: str | None = None) -> list[Interrupt]:
+        """Keep Strands interrupts (live or recorded) for the outcome; returns their AG-UI form."""
+        out = []
+        for interrupt in interrupts:
+            agui = to_agui(interrupt, tool_call_id)
+            agui.subagent_run_id, agui.expires_at = subagent_run_id, self.expires_at
+            out.append(self.waiting.setdefault(agui.id, agui))
+        return out
+
+    def adopt_parked_calls(self, only: Iterable[str] | None = None) -> None:
+        """A resume: the client already holds the parked turn's tool calls (the unanswered calls of its
+        messages; ``only`` these ids, for a resumed Swarm/Graph node), so their results attach to those cards
+        instead of being announced again."""
         messages = self.run.input.messages
         answered = {getattr(m, "tool_call_id", None) for m in messages}
+        wanted = set(only) if only is not None else None
         for message in messages:
             if not isinstance(message, AssistantMessage):
                 continue
             for call in message.tool_calls or ():
-                if call.id not in answered:
+                if call.id not in answered and (wanted is None or call.id in wanted):
                     self.run.tools.calls[call.id] = ToolCallRecord(
                         call.id, call.function.name, message.id, [], [call.function.arguments],
                         parse_args(call.function.arguments), answered=True)

@@ -2,7 +2,9 @@
 
 Three Strands inputs carry another run's (or a tool's) events inside the run's own stream:
 
-* ``multiagent_node_*`` / ``multiagent_handoff`` (a Swarm or Graph): each node invocation is a subagent;
+* ``multiagent_node_*`` / ``multiagent_handoff`` (a Swarm or Graph): each node invocation is a subagent; a
+  node that interrupts ends ``SUBAGENT_FINISHED`` with the ``suspended`` outcome, its interrupts become the run's
+  (with the node's ``subagentRunId``), and the resume continues it under the same ``subagentRunId``;
 * ``tool_stream`` whose first ``data`` is an agent's ``init_event_loop`` (``Agent.as_tool()``): the inner agent
   is a subagent whose ``parentToolCallId`` is the call;
 * any other ``tool_stream`` (an async-generator tool's yields): progress of that call, as an activity message.
@@ -36,15 +38,18 @@ from typing import TYPE_CHECKING, Any
 from ag_ui.core import (
     ActivityDeltaEvent,
     ActivitySnapshotEvent,
+    AssistantMessage,
     BaseEvent,
     CustomEvent,
     StepFinishedEvent,
     StepStartedEvent,
     SubagentErrorEvent,
     SubagentFinishedEvent,
+    SubagentFinishedSuspendedOutcome,
     SubagentStartedEvent,
 )
 
+from ..interrupts import fields
 from .base import Handler, Item
 
 if TYPE_CHECKING:
@@ -79,6 +84,8 @@ class SubagentHandler(Handler):
         self.open: dict[str, Subagent] = {}
         self.progress: dict[str, str] = {}  # tool use id -> activity message id
         self.handoffs: dict[str, dict[str, Any]] = {}  # node id -> the handoff leading to it
+        self.resumed: dict[str, list[str]] = {}  # node id -> its parked tool calls (a resume continues them)
+        self.suspended: dict[str, Subagent] = {}  # node id -> its invocation this run suspended
 
     @property
     def steps(self) -> bool:
@@ -92,7 +99,10 @@ class SubagentHandler(Handler):
             step = f"{event.get('node_type') or 'agent'}:{node_id}"
             self._open(node_id, node_id, owner=None, cause="multiagent_node_start").step = step
             return [StepStartedEvent(step_name=step)]
-        sub = self._open(node_id, node_id, owner=self.run.new_id(), cause="multiagent_node_start")
+        parked = self.resumed.pop(node_id, None)
+        owner = self._parked_owner(parked) if parked else None
+        sub = self._open(node_id, node_id, owner=owner or self.run.new_id(), cause="multiagent_node_start",
+                         parked=parked)
         return [SubagentStartedEvent(subagent_run_id=sub.run_id, name=node_id,
                                      parent_subagent_run_id=self.run.owner,
                                      metadata={"handoff": handoff} if handoff else None)]
@@ -109,9 +119,25 @@ class SubagentHandler(Handler):
             return []
         node_result = event.get("node_result")
         status = _status(_get(node_result, "status"))
+        if status == "interrupted":
+            return self._suspend(node_id, _get(node_result, "interrupts") or ())
         if status == "failed":
             return self._fail(node_id, sub.cancel_message or _error_text(_get(node_result, "result")), NODE_FAILED)
         return self._finish(node_id, _result_text(_get(node_result, "result")))
+
+    def on_node_interrupt(self, event: Mapping[str, Any]) -> list[Item]:
+        """A node interrupted (its tool, a tool hook, or a ``BeforeNodeCallEvent`` hook): the run waits for
+        its interrupts. A Graph sends no stop for the node, so it is suspended here; a Swarm node that never
+        started (a node hook interrupted) has no subagent."""
+        node_id, interrupts = str(event.get("node_id")), list(event.get("interrupts") or ())
+        out = self._suspend(node_id, interrupts) if node_id in self.open else []
+        sub = self.suspended.get(node_id)
+        seen = sub.translator.interrupts.waiting if sub is not None else {}
+        for interrupt in interrupts:
+            known = seen.get(fields(interrupt)[0])
+            self.run.interrupts.wait_for([interrupt], known.tool_call_id if known is not None else None,
+                                         sub.run_id or None if sub is not None else None)
+        return out
 
     def on_handoff(self, event: Mapping[str, Any]) -> list[Item]:
         value: dict[str, Any] = {"from": list(event.get("from_node_ids") or ()),
@@ -186,11 +212,15 @@ class SubagentHandler(Handler):
                                    patch=patch)]  # type: ignore[arg-type]
 
     # -- one subagent's life ----------------------------------------------------------------------------------
-    def _open(self, key: str, name: str, *, owner: str | None, cause: str) -> Subagent:
+    def _open(self, key: str, name: str, *, owner: str | None, cause: str,
+              parked: list[str] | None = None) -> Subagent:
         self.run.move("start_subagent", cause)
         nested = self.run.nested(owner)
         nested.outcome.models = self.run.outcome.models
         nested.outcome.model = self.run.outcome.models.get(name) or {}
+        if parked:  # a resumed node: its parked calls' results come first, on the cards the client holds
+            nested.resumes = True
+            nested.interrupts.adopt_parked_calls(parked)
         nested.fire("start_run", cause)
         sub = self.open[key] = Subagent(owner or "", name, nested)
         return sub
@@ -206,6 +236,24 @@ class SubagentHandler(Handler):
         if sub.step is not None:
             return [*out, StepFinishedEvent(step_name=sub.step)]
         return [*out, SubagentFinishedEvent(subagent_run_id=sub.run_id, result=result or None)]
+
+    def _suspend(self, key: str, interrupts: Any) -> list[Item]:
+        """The node waits for its interrupts: its own machine ends ``paused``; a resume continues it."""
+        sub = self.open.pop(key)
+        ids = [interrupt.id for interrupt in sub.translator.interrupts.wait_for(interrupts)]
+        self.suspended[key] = sub
+        out = self._end(sub, "finish")
+        if sub.step is not None:
+            return [*out, StepFinishedEvent(step_name=sub.step)]
+        return [*out, SubagentFinishedEvent(subagent_run_id=sub.run_id,
+                                            outcome=SubagentFinishedSuspendedOutcome(interrupt_ids=ids or None))]
+
+    def _parked_owner(self, parked: list[str]) -> str | None:
+        """The ``subagentRunId`` of the suspended invocation: the client's message holding the parked calls."""
+        for message in self.run.input.messages:
+            if isinstance(message, AssistantMessage) and any(c.id in parked for c in message.tool_calls or ()):
+                return message.subagent_run_id
+        return None
 
     def _fail(self, key: str, message: str, code: str) -> list[Item]:
         sub = self.open.pop(key)

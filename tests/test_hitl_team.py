@@ -1,0 +1,238 @@
+"""Human in the loop inside a Swarm or Graph: a node agent's interrupt (its tool's, or the approval hook on its
+tool) pauses the run; the node's subagent ends ``suspended``; the resume on the same thread continues the
+same Strands Swarm/Graph (restored from the session store) and the same subagent invocation.
+
+Recorded pairs come from ``python -m tests.record_hitl`` (``TEAM_SCENARIOS``); the live tests drive real
+Swarms and Graphs on the scripted model with a real ``FileSessions`` store.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from strands_agui import StrandsAgent, read_log, replay_to_list
+from strands_agui.core.interrupts import APPROVAL_SCHEMA
+from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions, default_store
+from strands_agui.server.endpoint import create_strands_app
+from strands_agui.tooling.recording import Recorder
+from strands_agui.tooling.testing import assert_matches_golden, dump_events
+from tests import hitl_scenarios
+from tests.hitl_scenarios import BY_NAME, TEAM_SCENARIOS, HitlScenario, pause_input, resume_input, wire
+from tests.live import LiveServer
+from tests.oracles import assert_valid_stream, check_ag_ui_validate
+from tests.scenarios import pinned_ids
+
+ROOT = Path(__file__).parent
+FIXTURES = ROOT / "fixtures" / "hitl"
+NAMES = [s.name for s in TEAM_SCENARIOS]
+
+
+@pytest.fixture(autouse=True)
+def _clear_executions() -> None:
+    hitl_scenarios.EXECUTIONS.clear()
+
+
+def replayed(run: str) -> list[Any]:
+    return replay_to_list(FIXTURES / f"{run}.jsonl", config=BY_NAME[run.split(".")[0]].config)
+
+
+async def run(adapter: StrandsAgent, input_data: Any) -> list[dict[str, Any]]:
+    return dump_events([e async for e in adapter.run(input_data)])
+
+
+def code(events: list[dict[str, Any]]) -> str | None:
+    return events[-1].get("code") if events[-1]["type"] == "RUN_ERROR" else None
+
+
+def approve(interrupts: list[dict[str, Any]], payload: Any = None) -> list[dict[str, Any]]:
+    return [{"interruptId": i["id"], "status": "resolved", "payload": payload or {"approved": True}}
+            for i in interrupts]
+
+
+async def paused(tmp_path: Path, name: str = "swarm_approval",
+                 **store: Any) -> tuple[StrandsAgent, list[dict[str, Any]], list[Any], FileSessions]:
+    sessions = FileSessions(tmp_path / "sessions", **store)
+    scenario = BY_NAME[name]
+    adapter = StrandsAgent(scenario.agent(), config=scenario.config, sessions=sessions)
+    first = pause_input()
+    events = await run(adapter, first)
+    held = assert_valid_stream(events, input=wire(first))["messages"]
+    return adapter, events, held, sessions
+
+
+# -- recorded pairs ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("run_name", [f"{n}.{r}" for n in NAMES for r in ("pause", "resume")])
+def test_replay_matches_golden(run_name: str) -> None:
+    assert_matches_golden(replayed(run_name), ROOT / "golden" / "hitl" / f"{run_name}.jsonl")
+
+
+FINAL = {  # the node's tool result, the node's last words, the writer's words
+    "swarm_tool_interrupt": ("The budget for Lisbon is 800 EUR.", "Handed to the writer."),
+    "swarm_approval": ('{"booked": true, "city": "Lisbon", "reference": "FL-LISBON"}', "Handed to the writer."),
+    "graph_tool_interrupt": ("The budget for Lisbon is 800 EUR.", "Done. The budget for Lisbon is 800 EUR."),
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_both_oracles_accept_the_node_pause_and_its_resume(name: str) -> None:
+    pause_events = dump_events(replayed(f"{name}.pause"))
+    report = assert_valid_stream(pause_events, input=wire(read_log(FIXTURES / f"{name}.pause.jsonl").input_data))
+    assert report["outcome"] == "interrupt"
+    (interrupt,) = pause_events[-1]["outcome"]["interrupts"]
+    node = next(e for e in pause_events if e["type"] == "SUBAGENT_STARTED")
+    suspended = next(e for e in pause_events if e["type"] == "SUBAGENT_FINISHED")
+    assert node["name"] == "traveller" and suspended["subagentRunId"] == node["subagentRunId"]
+    assert suspended["outcome"] == {"type": "suspended", "interruptIds": [interrupt["id"]]}
+    call = next(e for e in pause_events if e["type"] == "TOOL_CALL_START")
+    assert interrupt["subagentRunId"] == node["subagentRunId"] and interrupt["toolCallId"] == call["toolCallId"]
+    assert [i["id"] for i in report["pending_interrupts"]] == [interrupt["id"]]
+
+    resume_log = read_log(FIXTURES / f"{name}.resume.jsonl")
+    assert resume_log.input_data is not None and resume_log.input_data.resume
+    resume_events = dump_events(replayed(f"{name}.resume"))
+    final = assert_valid_stream(resume_events, input=wire(resume_log.input_data))
+    assert final["outcome"] == "success" and final["pending_interrupts"] == []
+    restarted = next(e for e in resume_events if e["type"] == "SUBAGENT_STARTED")
+    held_owner = next(m["subagentRunId"] for m in resume_log.input_data.model_dump(by_alias=True)["messages"]
+                      if m.get("toolCalls"))
+    assert restarted["subagentRunId"] == held_owner, "the resume continues the suspended invocation"
+    messages = final["messages"]
+    result, node_words = FINAL[name]
+    tools = [m for m in messages if m["role"] == "tool" and m["toolCallId"] == call["toolCallId"]]
+    assert [m["content"] for m in tools] == [result] and tools[0]["subagentRunId"] == held_owner
+    node_texts = [m["content"] for m in messages if m.get("subagentRunId") == held_owner and m["role"] == "assistant"]
+    assert node_texts[-1] == node_words
+    assert messages[-1]["role"] == "assistant" and messages[-1]["content"] == "Trip plan written."
+    assert messages[-1]["subagentRunId"] not in (None, held_owner), "the writer is a subagent of its own"
+
+
+@pytest.mark.parametrize("name", NAMES)
+async def test_live_team_pause_and_resume_equal_the_replay_of_their_recordings(name: str, tmp_path: Path) -> None:
+    scenario = BY_NAME[name]
+    sessions = FileSessions(tmp_path / "sessions")
+    first = pause_input()
+    with Recorder(tmp_path / "pause.jsonl", input_data=first) as recorder:
+        adapter = StrandsAgent(scenario.agent(), config=scenario.config, sessions=sessions, id_factory=pinned_ids())
+        paused_events = dump_events([e async for e in adapter.run(first, recorder=recorder)])
+    held = assert_valid_stream(paused_events, input=wire(first))["messages"]
+    assert list((tmp_path / "sessions").glob("session_*/multi_agents/*/multi_agent.json")), "the team is parked"
+    second = resume_input(held, scenario.resume_entries(paused_events[-1]["outcome"]["interrupts"]))
+    with Recorder(tmp_path / "resume.jsonl", input_data=second) as recorder:
+        other = StrandsAgent(scenario.agent(), config=scenario.config, sessions=sessions, id_factory=pinned_ids())
+        resumed = dump_events([e async for e in other.run(second, recorder=recorder)])  # as if on another worker
+    assert resumed[-1]["type"] == "RUN_FINISHED" and resumed[-1]["outcome"]["type"] == "success"
+    for log, live in (("pause", paused_events), ("resume", resumed)):
+        again = StrandsAgent(scenario.agent(), config=scenario.config, id_factory=pinned_ids())
+        assert dump_events([e async for e in again.replay(read_log(tmp_path / f"{log}.jsonl"))]) == live
+    assert not list((tmp_path / "sessions").glob("session_*")), "a finished thread keeps no pause state"
+
+
+# -- the approval gate on node agents ---------------------------------------------------------------------
+async def test_a_node_tool_gated_by_interrupt_on_call_runs_only_once_approved(tmp_path: Path) -> None:
+    adapter, events, held, _ = await paused(tmp_path)
+    (interrupt,) = events[-1]["outcome"]["interrupts"]
+    assert interrupt["reason"] == "tool_approval" and interrupt["responseSchema"] == APPROVAL_SCHEMA
+    assert hitl_scenarios.EXECUTIONS == []
+    done = await run(adapter, resume_input(held, approve([interrupt])))
+    assert code(done) is None and hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"]
+
+
+async def test_a_rejected_node_call_is_cancelled_and_the_team_goes_on(tmp_path: Path) -> None:
+    adapter, events, held, _ = await paused(tmp_path)
+    done = await run(adapter, resume_input(held, approve(events[-1]["outcome"]["interrupts"],
+                                                         {"approved": False, "reason": "too pricey"})))
+    assert code(done) is None and hitl_scenarios.EXECUTIONS == []
+    results = [e["content"] for e in done if e["type"] == "TOOL_CALL_RESULT"]
+    assert results[0] == "The user rejected this call to book_flight; it did not run. Reason: too pricey"
+
+
+# -- the resume contract, as for a single agent ------------------------------------------------------------
+async def test_an_identical_resume_twice_runs_the_node_tool_once(tmp_path: Path) -> None:
+    adapter, events, held, sessions = await paused(tmp_path)
+    resume = resume_input(held, approve(events[-1]["outcome"]["interrupts"]))
+    assert code(await run(adapter, resume)) is None
+    assert code(await run(adapter, resume)) == "INTERRUPT_NOT_FOUND"
+    assert hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"] and sessions.paused_at("thread-hitl") is None
+
+
+@pytest.mark.parametrize(("case", "expected"), [("wrong-shape", "RESUME_INVALID"), ("unknown", "INTERRUPT_NOT_FOUND"),
+                                                ("new-message", "RESUME_INVALID"), ("busy", "THREAD_BUSY")])
+async def test_a_wrong_resume_is_refused_and_the_team_stays_resumable(tmp_path: Path, case: str,
+                                                                        expected: str) -> None:
+    adapter, events, held, sessions = await paused(tmp_path)
+    interrupts = events[-1]["outcome"]["interrupts"]
+    entries = {"wrong-shape": approve(interrupts, {"approved": "yes"}),
+               "unknown": [{"interruptId": "v1:nope", "status": "resolved", "payload": {"approved": True}}]
+               }.get(case, approve(interrupts))
+    extra = [{"id": "user-2", "role": "user", "content": "and a hotel"}] if case == "new-message" else []
+    if case == "busy":
+        with sessions.hold("thread-hitl"):
+            refused = await run(adapter, resume_input(held, entries))
+    else:
+        refused = await run(adapter, resume_input(held + extra, entries))
+    assert code(refused) == expected
+    check_ag_ui_validate(refused)
+    ok = await run(adapter, resume_input(held, approve(interrupts)))
+    assert code(ok) is None and hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"]
+
+
+async def test_an_expired_team_pause_is_refused_and_removed(tmp_path: Path) -> None:
+    adapter, events, held, sessions = await paused(tmp_path, retention_seconds=0.0)
+    assert code(await run(adapter, resume_input(held, approve(events[-1]["outcome"]["interrupts"])))) \
+        == "INTERRUPT_EXPIRED"
+    assert sessions.paused_at("thread-hitl") is None and hitl_scenarios.EXECUTIONS == []
+
+
+# -- expiresAt ----------------------------------------------------------------------------------------------
+async def test_interrupts_expire_when_the_store_forgets_the_pause(tmp_path: Path) -> None:
+    before = datetime.now(UTC).replace(microsecond=0)
+    _, events, _, sessions = await paused(tmp_path, retention_seconds=3600.0)
+    after = datetime.now(UTC)
+    (interrupt,) = events[-1]["outcome"]["interrupts"]
+    expires = datetime.fromisoformat(interrupt["expiresAt"].replace("Z", "+00:00"))
+    assert before.timestamp() + 3600 <= expires.timestamp() <= after.timestamp() + 3600
+    assert sessions.expires_at(sessions.paused_at("thread-hitl") or 0) >= expires.timestamp()  # type: ignore[operator]
+    _, forever, _, _ = await paused(tmp_path / "forever", retention_seconds=float("inf"))
+    assert "expiresAt" not in forever[-1]["outcome"]["interrupts"][0]
+
+
+def test_serve_pause_retention_reaches_the_default_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(RETENTION_ENV, "90")
+    assert default_store().retention_seconds == 90.0
+    monkeypatch.setenv(RETENTION_ENV, "soon")  # a wrong value never breaks a run: the default, and a warning
+    assert default_store().retention_seconds == DEFAULT_RETENTION_SECONDS
+
+
+# -- over HTTP, across two servers sharing the session directory ---------------------------------------------
+def post(url: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    response = httpx.post(url, json=body, headers={"Accept": "text/event-stream"}, timeout=30)
+    assert response.status_code == 200, response.text
+    return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
+
+
+@pytest.mark.parametrize("name", ["swarm_approval", "graph_tool_interrupt"])
+def test_a_team_paused_on_one_server_resumes_on_another(tmp_path: Path, name: str) -> None:
+    scenario: HitlScenario = BY_NAME[name]
+
+    def app() -> Any:
+        adapter = StrandsAgent(scenario.agent(), config=scenario.config, sessions=FileSessions(tmp_path / "s"))
+        return create_strands_app(adapter, path="/team")
+
+    with LiveServer(app()) as a, LiveServer(app()) as b:
+        first = wire(pause_input("served-team"))
+        events = post(a.url + "/team", first)
+        held = assert_valid_stream(events, input=first)["messages"]
+        interrupts = events[-1]["outcome"]["interrupts"]
+        resume = wire(resume_input(held, scenario.resume_entries(interrupts), thread_id="served-team"))
+        done = post(b.url + "/team", resume)
+        final = assert_valid_stream(done, input=resume)
+        assert final["outcome"] == "success" and final["messages"][-1]["content"] == "Trip plan written."
+        again = post(a.url + "/team", resume)
+        assert again[-1]["type"] == "RUN_ERROR" and again[-1]["code"] == "INTERRUPT_NOT_FOUND"
+    assert not list((tmp_path / "s").glob("session_*"))
