@@ -96,8 +96,12 @@ def test_ag_ui_validate_accepts_every_example_route_over_proto(served) -> None:
 
 
 def held(report: dict[str, Any]) -> Any:
-    """What the official client ended up holding, ids as relations (each run mints its own)."""
+    """What the official client ended up holding, ids as relations (each run mints its own), an interrupt's
+    ``expiresAt`` as its presence (each run starts at its own moment)."""
     runs = [report, *([report["followup"]] if report.get("followup") else [])]
+    for run in runs:
+        for interrupt in run.get("interrupts") or ():
+            interrupt["expiresAt"] = "expiresAt" in interrupt
     return normalize_ids([{**{key: run.get(key) for key in ("outcome", "run_error", "interrupts", "run_result")},
                            "pending": [{"toolCallId": id_} for id_ in run.get("pending_tool_call_ids") or ()]}
                           for run in runs] + [{"messages": report["messages"], "state": report["state"]}])
