@@ -1,6 +1,7 @@
 """Load and faults over real HTTP (uvicorn on loopback): many concurrent runs, clients that leave or stop
 reading, a model that never awaits, memory over many threads. No timing assertions: every bound below is a
-functional one (the run *was* cancelled, the buffer *stayed* bounded, /ping *was* answered mid-run)."""
+functional one (the run *was* cancelled, the buffer *stayed* bounded, /ping *was* answered mid-run). Each test
+prints its figures (``pytest -s tests/test_load.py``); the durations printed are measurements, never asserted."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 import json
 import socket
 import threading
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -89,6 +91,8 @@ def test_200_concurrent_runs_on_distinct_threads_are_framed_and_apart() -> None:
         assert len(ids) == 1 and not ids & message_ids, "message ids are shared between runs"
         message_ids |= ids
     assert_valid_streams([streams[0], streams[n // 2], streams[-1]], fail_on_run_error=True)
+    print(f"\nload: {n} concurrent runs on distinct threads: {len(streams)} framed, {len(message_ids)} distinct "
+          "message ids, 0 cross-talk")
 
 
 def _big_run(pieces: int) -> CountingModel:
@@ -108,10 +112,14 @@ def test_disconnect_while_the_reader_is_slow_cancels_the_run_inside_strands(acce
         conn = _small_buffer_stream(server.port, run_input(), accept)
         _read_until(conn, b"yyyy")  # the first delta
         _wait(lambda: _stalled(model), seconds=30)  # the server is blocked writing to us
+        closed = time.monotonic()
         conn.close()
         assert ended.wait(10) and model.cancelled.is_set(), "the Strands run was not cancelled"
+        took = time.monotonic() - closed
         _wait(lambda: server.tasks() == tasks_before, seconds=10)
     assert model.chunks < pieces // 4
+    print(f"\nload ({accept}): a client leaving mid-run: the Strands run cancelled {took * 1000:.0f} ms after the close, after "
+          f"{model.chunks} of {pieces} chunks; no task left")
 
 
 @pytest.mark.parametrize("accept", FRAMINGS)
@@ -130,6 +138,7 @@ def test_a_reader_that_stops_reading_holds_a_bounded_buffer_then_the_run_is_canc
         conn.close()
     # what the model produced = what the socket buffers took (about 100 KB), not the run's 3 MB
     assert model.chunks < pieces // 4, model.chunks
+    print(f"\nload ({accept}): a reader that stops reading: the run cancelled after {model.chunks} of {pieces} 1 KB chunks")
 
 
 def test_a_model_that_never_awaits_cannot_starve_other_requests() -> None:
@@ -138,12 +147,15 @@ def test_a_model_that_never_awaits_cannot_starve_other_requests() -> None:
     with LiveServer(create_strands_app(agent)) as server:
         conn = _open_stream(server.port, run_input())
         _read_until(conn, b"TEXT_MESSAGE_CONTENT")
+        asked = time.monotonic()
         ping = httpx.get(server.url + "/ping", timeout=30)
+        took, at = time.monotonic() - asked, model.chunks
         assert ping.json() == {"status": "ok"}
         assert not model.finished.is_set(), "/ping was only answered after the run"
         conn.close()
         assert ended.wait(10)
     assert model.chunks < 200_000
+    print(f"\nload: /ping answered in {took * 1000:.0f} ms beside a model that never awaits (at chunk {at} of 200000)")
 
 
 def test_rss_stays_flat_over_many_runs_on_new_threads() -> None:
@@ -151,6 +163,7 @@ def test_rss_stays_flat_over_many_runs_on_new_threads() -> None:
     growth, runs = rss_growth(runs=300, warmup=100)
     assert runs == 300
     assert growth < 8 * 1024 * 1024, f"RSS grew {growth / 2**20:.1f} MB over {runs} runs"
+    print(f"\nload: RSS growth over {runs} runs on new threads after 100 warm-up runs: {growth / 2**20:+.1f} MB")
 
 
 # ----------------------------------------------------------------------------------------- helpers
