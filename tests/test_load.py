@@ -118,8 +118,8 @@ def test_disconnect_while_the_reader_is_slow_cancels_the_run_inside_strands(acce
         took = time.monotonic() - closed
         _wait(lambda: server.tasks() == tasks_before, seconds=10)
     assert model.chunks < pieces // 4
-    print(f"\nload ({accept}): a client leaving mid-run: the Strands run cancelled {took * 1000:.0f} ms after the close, after "
-          f"{model.chunks} of {pieces} chunks; no task left")
+    print(f"\nload ({accept}): a client leaving mid-run: the Strands run cancelled {took * 1000:.0f} ms after the "
+          f"close, after {model.chunks} of {pieces} chunks; no task left")
 
 
 @pytest.mark.parametrize("accept", FRAMINGS)
@@ -138,7 +138,8 @@ def test_a_reader_that_stops_reading_holds_a_bounded_buffer_then_the_run_is_canc
         conn.close()
     # what the model produced = what the socket buffers took (about 100 KB), not the run's 3 MB
     assert model.chunks < pieces // 4, model.chunks
-    print(f"\nload ({accept}): a reader that stops reading: the run cancelled after {model.chunks} of {pieces} 1 KB chunks")
+    print(f"\nload ({accept}): a reader that stops reading: the run cancelled after {model.chunks} of {pieces} "
+          "1 KB chunks")
 
 
 def test_a_model_that_never_awaits_cannot_starve_other_requests() -> None:
