@@ -15,15 +15,18 @@ from typing import Any
 
 import httpx
 import pytest
+from ag_ui.core import RunAgentInput
+from strands.hooks import BeforeNodeCallEvent
 
 from strands_agui import StrandsAgent, read_log, replay_to_list
 from strands_agui.core.interrupts import APPROVAL_SCHEMA
 from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions, default_store
 from strands_agui.server.endpoint import create_strands_app
 from strands_agui.tooling.recording import Recorder
+from strands_agui.tooling.scripted import ScriptedModel, Text
 from strands_agui.tooling.testing import assert_matches_golden, dump_events
 from tests import hitl_scenarios
-from tests.hitl_scenarios import BY_NAME, TEAM_SCENARIOS, HitlScenario, pause_input, resume_input, wire
+from tests.hitl_scenarios import BY_NAME, HANDOFF, TEAM_SCENARIOS, HitlScenario, pause_input, resume_input, wire
 from tests.live import LiveServer
 from tests.oracles import assert_valid_stream, check_ag_ui_validate
 from tests.scenarios import pinned_ids
@@ -187,6 +190,39 @@ async def test_an_expired_team_pause_is_refused_and_removed(tmp_path: Path) -> N
     assert code(await run(adapter, resume_input(held, approve(events[-1]["outcome"]["interrupts"])))) \
         == "INTERRUPT_EXPIRED"
     assert sessions.paused_at("thread-hitl") is None and hitl_scenarios.EXECUTIONS == []
+
+
+# -- a BeforeNodeCallEvent hook's interrupt ------------------------------------------------------------------
+def ask_before_writing(event: BeforeNodeCallEvent) -> None:
+    if event.node_id == "writer" and event.interrupt("writer_ok", reason="May the writer start?") != "yes":
+        event.cancel_node = "the user said no"
+
+
+@pytest.mark.parametrize("team", ["swarm", "graph"])
+async def test_a_node_hook_interrupt_pauses_before_the_node_and_the_resume_runs_it(tmp_path: Path,
+                                                                                  team: str) -> None:
+    source = HitlScenario("gate", [Text("Nothing to ask."), *([HANDOFF] if team == "swarm" else [])], [],
+                          team=team).agent()
+    source.hooks.add_callback(BeforeNodeCallEvent, ask_before_writing)
+    seen: list[Any] = []
+    source.nodes["writer"].executor.model = ScriptedModel(lambda m: seen.append(m) or [Text("Trip plan written.")])
+    adapter = StrandsAgent(source, sessions=FileSessions(tmp_path))
+    earlier = [{"id": "user-0", "role": "user", "content": "Hi"},
+               {"id": "a-0", "role": "assistant", "content": "Hello"}]
+    asked = wire(pause_input())
+    first = RunAgentInput.model_validate({**asked, "messages": [*earlier, *asked["messages"]]})
+    events = await run(adapter, first)
+    held = assert_valid_stream(events, input=wire(first))["messages"]
+    (interrupt,) = events[-1]["outcome"]["interrupts"]
+    assert (interrupt["reason"], interrupt["message"]) == ("writer_ok", "May the writer start?") and seen == []
+    writer = [e["subagentRunId"] for e in events if e["type"] == "SUBAGENT_STARTED" and e["name"] == "writer"]
+    # a Graph starts the node before its hook runs (suspended subagent); a Swarm asks before the node starts
+    assert interrupt.get("subagentRunId") == (writer[0] if team == "graph" else None)
+    second = resume_input(held, [{"interruptId": interrupt["id"], "status": "resolved", "payload": "yes"}])
+    final = assert_valid_stream(await run(adapter, second), input=wire(second))
+    assert final["outcome"] == "success" and final["messages"][-1]["content"] == "Trip plan written."
+    texts = [b.get("text") for m in seen[0] for b in m["content"]]
+    assert texts[:2] == ["Hi", "Hello"], "the resumed team's nodes start from the conversation before the task"
 
 
 # -- expiresAt ----------------------------------------------------------------------------------------------
