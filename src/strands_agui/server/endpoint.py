@@ -9,6 +9,7 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
   generator SSE path is not used: it adds a producer task, two memory streams and a timer per frame.
   With ``protobuf`` installed, an Accept header that prefers ``application/vnd.ag-ui.event+proto`` gets
   the AG-UI protobuf framing instead (``negotiation.py`` picks, ``proto/`` encodes; SSE wins a tie).
+  Frames that come faster than one per ``coalesce_seconds`` (20 ms) share one write (see ``streaming``).
 * **Keep-alive.** After ``keepalive_seconds`` without a frame, a ``: ping`` comment
   (``fastapi.sse.KEEPALIVE_COMMENT``). Per endpoint, with no timer per event: see ``streaming``.
 * **Validation before the stream** (``validation.py``). While FastAPI reads the body, an oversized
@@ -49,7 +50,7 @@ from ..runtime.sessions import SessionStore
 from .inspector import inspected_run, wants_inspection
 from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, require_event_stream, require_json_body
 from .proto import INSTALL_HINT, PROTO_MEDIA_TYPE
-from .streaming import FRAMINGS, RunStream, encode_event
+from .streaming import COALESCE_SECONDS, FRAMINGS, RunStream, encode_event
 from .validation import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_DEPTH,
@@ -97,9 +98,11 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 # ----------------------------------------------------------------------------- public API
 
 
-def _check_settings(keepalive_seconds: float) -> None:
+def _check_settings(keepalive_seconds: float, coalesce_seconds: float) -> None:
     if not keepalive_seconds > 0:
         raise ValueError(f"keepalive_seconds must be positive, not {keepalive_seconds!r}")
+    if not 0 <= coalesce_seconds < keepalive_seconds:
+        raise ValueError(f"coalesce_seconds must be >= 0 and below keepalive_seconds, not {coalesce_seconds!r}")
 
 
 def add_strands_fastapi_endpoint(
@@ -114,6 +117,7 @@ def add_strands_fastapi_endpoint(
     max_messages: int = DEFAULT_MAX_MESSAGES,
     max_depth: int = DEFAULT_MAX_DEPTH,
     keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
+    coalesce_seconds: float = COALESCE_SECONDS,
     name: str | None = None,
     inspect: bool = False,
     fetch_media: MediaFetchPolicy | None = None,
@@ -128,14 +132,16 @@ def add_strands_fastapi_endpoint(
     ``invocation_state_provider(request, input_data)`` (sync or async) returns a dict of trusted,
     request-scoped values handed to Strands as ``invocation_state`` (a copy per run), or None. It is the run's
     ``StrandsAgentConfig.invocation_state_provider``: one that fails ends the run with ``INVOCATION_STATE_ERROR``.
-    ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. The limits
+    ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. ``coalesce_seconds`` is the longest
+    a frame waits to share one write with the frames after it (only while frames come faster than that; the first
+    and the terminal frame never wait; 0: one write per frame; see ``server/streaming.py``). The limits
     (``max_body_bytes``, ``max_messages``, ``max_depth``) are described in :class:`RequestLimits`. ``inspect=True``
     lets a request ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``;
     development servers only: it shows the raw Strands events). ``fetch_media`` (off when None) lets image and
     document parts given by URL be fetched before the run, refusing private, loopback and link-local addresses
     (``server/media.py``); without it such a part is refused (422).
     """
-    _check_settings(keepalive_seconds)
+    _check_settings(keepalive_seconds, coalesce_seconds)
     limits = RequestLimits(max_body_bytes, max_messages, max_depth)
     if invocation_state_provider is not None:  # the endpoint's provider is the run's (runtime/invocation.py)
         agent = copy.copy(agent)
@@ -150,7 +156,8 @@ def add_strands_fastapi_endpoint(
         passed. The request reaches the ``invocation_state_provider``."""
         events = (inspected_run(agent, input_data, request=request) if inspect and wants_inspection(input_data)
                   else agent.run(input_data, request=request))
-        return RunStream(events, framing=FRAMINGS[media_type], keepalive=keepalive_seconds)
+        return RunStream(events, framing=FRAMINGS[media_type], keepalive=keepalive_seconds,
+                         coalesce=coalesce_seconds)
 
     app.router.add_api_route(
         path,
@@ -205,6 +212,7 @@ def create_strands_app(
     max_messages: int = DEFAULT_MAX_MESSAGES,
     max_depth: int = DEFAULT_MAX_DEPTH,
     keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
+    coalesce_seconds: float = COALESCE_SECONDS,
     sessions: SessionStore | None = None,
     origins: Sequence[str] | None = None,
     ping_path: str | None = _UNSET,
@@ -216,7 +224,8 @@ def create_strands_app(
 
     ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
     :class:`~strands_agui.runtime.sessions.FileSessions`). ``auth``, ``dependencies``,
-    ``invocation_state_provider`` and ``fetch_media`` are those of :func:`add_strands_fastapi_endpoint`.
+    ``invocation_state_provider``, ``fetch_media``, the limits, ``keepalive_seconds`` and ``coalesce_seconds`` are
+    those of :func:`add_strands_fastapi_endpoint`.
 
     CORS is off unless ``cors_origins`` is given. Then exactly those origins may call the app (GET and
     POST, any request header, no credentials). There is never a wildcard origin.
@@ -247,7 +256,7 @@ def create_strands_app(
     add_strands_fastapi_endpoint(
         app, agent, path, dependencies=dependencies, auth=auth, invocation_state_provider=invocation_state_provider,
         max_body_bytes=max_body_bytes, max_messages=max_messages, max_depth=max_depth,
-        keepalive_seconds=keepalive_seconds, fetch_media=fetch_media,
+        keepalive_seconds=keepalive_seconds, coalesce_seconds=coalesce_seconds, fetch_media=fetch_media,
     )
     return app
 

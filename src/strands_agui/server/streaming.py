@@ -24,6 +24,12 @@ Invariants:
   (uvicorn's flow control), and the run is not iterated meanwhile: a slow reader holds at most that buffer
   plus one frame. A frame still unsent ``stall`` seconds after it was handed over means the reader has
   stopped: the run is cancelled.
+* **Coalescing.** A frame is written at once when no frame was written in the last ``coalesce`` seconds
+  (so the first, RUN_STARTED, always is), and so is the terminal frame; any other frame waits, at most
+  ``coalesce`` seconds, to go out in one ``send`` with the frames that follow it. A run producing frames
+  faster than one per ``coalesce`` (a fast model, a busy server) costs one write per ``coalesce``, not one
+  per event; a slower one is written frame by frame. Frames still waiting at their deadline are written by
+  the watcher, whose one wake-up is moved (not a timer per frame). ``coalesce=0`` writes every frame at once.
 * **Fairness.** A run that never suspends (a model that streams without awaiting) would hold the loop;
   the stream yields to the loop once it has run ``FAIR_SLICE`` seconds without doing so.
 * **Ends.** The frames end after the run's one terminal event (RUN_FINISHED or RUN_ERROR). An event that
@@ -51,6 +57,7 @@ logger = logging.getLogger(__name__)
 
 _TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 FAIR_SLICE = 0.01  # seconds a stream may hold the loop before it yields once
+COALESCE_SECONDS = 0.02  # default longest wait of a frame for the frames that follow it (see Coalescing)
 UNWIND_LIMIT = 10_000  # events a cancelled run may still yield before it is closed outright
 _ENCODER = EventEncoder()
 
@@ -90,7 +97,7 @@ class RunStream(StreamingResponse):
     media_type = SSE.media_type  # what OpenAPI documents for the route
 
     def __init__(self, events: AsyncIterator[BaseEvent], *, framing: Framing = SSE, keepalive: float = 15.0,
-                 stall: float | None = None) -> None:
+                 stall: float | None = None, coalesce: float = COALESCE_SECONDS) -> None:
         self.status_code = 200
         self.media_type = framing.media_type
         self.background = None
@@ -99,8 +106,12 @@ class RunStream(StreamingResponse):
         self.framing = framing
         self.keepalive = keepalive
         self.stall = stall if stall is not None else 2 * keepalive
+        self.coalesce = coalesce
         self._lock = asyncio.Lock()
         self._last = 0.0  # loop time the last frame was handed to ``send``
+        self._pending: list[bytes] = []  # encoded frames not yet handed to ``send``
+        self._flushed = float("-inf")  # loop time of the last write of frames
+        self._timer: asyncio.Timeout | None = None  # the watcher's current wake-up
         self._writing = False  # a ``send`` of the stream is in progress
         self._stopped: str | None = None  # set by the watcher before it cancels the stream
         self._in_run = False  # the stream is inside the run (awaiting its next event)
@@ -153,12 +164,12 @@ class RunStream(StreamingResponse):
                     break
                 self._in_run = False
                 frame, ended = _encode(frame_of, event)
+                self._pending.append(frame)
                 now = loop.time()
-                self._last = now
-                self._writing = True
-                async with self._lock:
-                    await send({"type": "http.response.body", "body": frame, "more_body": True})
-                self._writing = False
+                if ended or now - self._flushed >= self.coalesce:
+                    await self._flush(send, now)
+                elif len(self._pending) == 1:
+                    self._wake_at(self._flushed + self.coalesce)  # the watcher writes it if no frame follows
                 if now - yielded >= FAIR_SLICE:  # let other requests run (a never-awaiting model)
                     await asyncio.sleep(0)
                     yielded = loop.time()
@@ -169,32 +180,76 @@ class RunStream(StreamingResponse):
             failure = f"{type(exc).__name__}: {exc}"
         self._in_run = False
         if not ended:
-            frame = frame_of(RunErrorEvent(message=failure, code="ADAPTER_ERROR"))
-            await send({"type": "http.response.body", "body": frame, "more_body": True})
+            self._pending.append(frame_of(RunErrorEvent(message=failure, code="ADAPTER_ERROR")))
+            await self._flush(send, loop.time())
+
+    async def _flush(self, send: Send, now: float) -> None:
+        """Hand the pending frames to ``send`` as one body, from the stream's task."""
+        self._last = self._flushed = now
+        self._writing = True
+        async with self._lock:
+            await self._send_pending(send)
+        self._writing = False
+        self._wake_at(now + self.keepalive)  # no earlier wake-up for frames already written
+
+    async def _send_pending(self, send: Send) -> None:
+        if self._pending:
+            body = b"".join(self._pending)
+            self._pending.clear()
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+
+    def _wake_at(self, when: float) -> None:
+        """Move the watcher's next wake-up to ``when`` (it recomputes its deadline whenever it wakes)."""
+        if self._timer is not None and self._timer.expired() is False:
+            self._timer.reschedule(when)
 
     async def _watch(self, host: asyncio.Task[None], receive: Receive, send: Send) -> None:
-        """Cancel ``host`` when the client leaves or stops reading; send keep-alive frames meanwhile."""
+        """Cancel ``host`` when the client leaves or stops reading; meanwhile write the frames that waited
+        ``coalesce`` and the keep-alive frames."""
         loop = asyncio.get_running_loop()
         while True:
-            wake = self._last + (self.stall if self._writing else self.keepalive)
             try:
-                async with asyncio.timeout_at(wake):
+                async with asyncio.timeout_at(self._next_wake()) as self._timer:
                     message = await receive()
             except TimeoutError:
-                now = loop.time()
-                if self._writing and now - self._last >= self.stall:
-                    return self._stop(host, f"the client read nothing for {self.stall:g} s")
-                if not self._writing and now - self._last >= self.keepalive and self.framing.keepalive:
-                    self._last = now
-                    try:
-                        async with asyncio.timeout(self.stall), self._lock:
-                            await send({"type": "http.response.body", "body": self.framing.keepalive,
-                                        "more_body": True})
-                    except TimeoutError:
-                        return self._stop(host, f"the client read nothing for {self.stall:g} s")
-                continue
-            if message["type"] == "http.disconnect":
+                message = None
+            self._timer = None
+            if message is None:
+                reason = await self._on_wake(loop.time(), send)
+                if reason is not None:
+                    return self._stop(host, reason)
+            elif message["type"] == "http.disconnect":
                 return self._stop(host, "the client disconnected")
+
+    def _next_wake(self) -> float:
+        wake = self._last + (self.stall if self._writing else self.keepalive)
+        if self._pending and not self._writing:
+            return min(wake, self._flushed + self.coalesce)
+        return wake
+
+    async def _on_wake(self, now: float, send: Send) -> str | None:
+        """The watcher's writes: pending frames that waited ``coalesce``, else a keep-alive frame after
+        ``keepalive`` of silence. Returns why the run must stop (the reader stopped reading), or None."""
+        stalled = f"the client read nothing for {self.stall:g} s"
+        if self._writing:
+            return stalled if now - self._last >= self.stall else None
+        if self._pending and now >= self._flushed + self.coalesce:
+            self._flushed = now
+            write = self._send_pending
+        elif now - self._last >= self.keepalive and self.framing.keepalive:
+            write = self._send_keepalive
+        else:
+            return None
+        self._last = now
+        try:
+            async with asyncio.timeout(self.stall), self._lock:
+                await write(send)
+        except TimeoutError:
+            return stalled
+        return None
+
+    async def _send_keepalive(self, send: Send) -> None:
+        await send({"type": "http.response.body", "body": self.framing.keepalive, "more_body": True})
 
     def _stop(self, host: asyncio.Task[None], reason: str) -> None:
         self._stopped = reason
