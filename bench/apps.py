@@ -24,6 +24,7 @@ from strands import Agent, tool
 
 from strands_agui import StrandsAgent
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
+from strands_agui.server.streaming import COALESCE_SECONDS
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 
 CHAT_DELTAS = 40
@@ -60,12 +61,14 @@ def templates() -> dict[str, Agent]:
     }
 
 
-def create_app() -> FastAPI:
+def create_app(coalesce: float = COALESCE_SECONDS) -> FastAPI:
+    """Both adapters, every workload; ``coalesce`` is our endpoint's ``coalesce_seconds``."""
     import ag_ui_strands  # the bench extra: never a runtime dependency
 
     app = FastAPI()
     for name, template in templates().items():
-        add_strands_fastapi_endpoint(app, StrandsAgent(template, name=f"ours_{name}"), f"/ours/{name}")
+        add_strands_fastapi_endpoint(app, StrandsAgent(template, name=f"ours_{name}"), f"/ours/{name}",
+                                     coalesce_seconds=coalesce)
         upstream = ag_ui_strands.StrandsAgent(template, name=f"upstream_{name}")
         ag_ui_strands.add_strands_fastapi_endpoint(app, upstream, f"/upstream/{name}")
 
@@ -79,8 +82,9 @@ def create_app() -> FastAPI:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--coalesce", type=float, default=COALESCE_SECONDS)
     opts = parser.parse_args()
-    uvicorn.run(create_app(), host="127.0.0.1", port=opts.port, log_level="warning", access_log=False)
+    uvicorn.run(create_app(opts.coalesce), host="127.0.0.1", port=opts.port, log_level="warning", access_log=False)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,11 @@ on new threads. Many short rounds alternate the adapters (ours first in even rou
 ones) and every workload is measured in every round, so both see the same machine conditions even on a
 machine whose load drifts.
 
-Per adapter and workload: served runs/s (completed runs / wall time of the round) and time to first
-event (from writing the request to the first ``data:`` byte), p50 over all runs of all rounds. Every
-response is checked: status 200 and a stream that ends with RUN_FINISHED.
+Per adapter and workload: served runs/s (completed runs / wall time of the round), time to first
+event (from writing the request to the first ``data:`` byte), p50 over all runs of all rounds, and the
+server process's CPU time per run (user + system, from ``/proc``: on a machine shared with other jobs it
+moves less than the wall-clock figures). Every response is checked: status 200 and a stream that ends
+with RUN_FINISHED.
 Not a test: nothing is asserted on time.
 """
 
@@ -33,11 +35,16 @@ WORKLOADS = ("chat", "tool")
 class Tally:
     runs: int = 0
     seconds: float = 0.0
+    cpu: float = 0.0  # server CPU seconds
     first_event: list[float] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
         return self.runs / self.seconds
+
+    @property
+    def cpu_per_run(self) -> float:
+        return self.cpu / self.runs
 
     @property
     def ttfe_p50(self) -> float:
@@ -81,7 +88,18 @@ async def _one_run(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, r
     return first
 
 
-async def _round(port: int, path: str, workload: str, runs: int, clients: int, tally: Tally) -> None:
+def server_cpu(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _round(port: int, path: str, workload: str, runs: int, clients: int, tally: Tally,
+                 pid: int = 0) -> None:
     counter = iter(range(runs))
 
     async def client() -> None:
@@ -93,9 +111,10 @@ async def _round(port: int, path: str, workload: str, runs: int, clients: int, t
         finally:
             writer.close()
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), server_cpu(pid)
     await asyncio.gather(*(client() for _ in range(clients)))
     tally.seconds += time.perf_counter() - start
+    tally.cpu += server_cpu(pid) - cpu
 
 
 def _free_port() -> int:
@@ -104,8 +123,9 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _start_server(port: int) -> subprocess.Popen[bytes]:
-    server = subprocess.Popen([sys.executable, "-m", "bench.apps", "--port", str(port)])
+def _start_server(port: int, coalesce: float | None = None) -> subprocess.Popen[bytes]:
+    knobs = [] if coalesce is None else ["--coalesce", str(coalesce)]
+    server = subprocess.Popen([sys.executable, "-m", "bench.apps", "--port", str(port), *knobs])
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -121,7 +141,7 @@ def _start_server(port: int) -> subprocess.Popen[bytes]:
         time.sleep(0.2)
 
 
-async def measure(port: int, rounds: int, runs: int, clients: int) -> dict[tuple[str, str], Tally]:
+async def measure(port: int, rounds: int, runs: int, clients: int, pid: int = 0) -> dict[tuple[str, str], Tally]:
     tallies = {(a, w): Tally() for a in ADAPTERS for w in WORKLOADS}
     for workload in WORKLOADS:  # warm-up: imports, caches, first connections
         for adapter in ADAPTERS:
@@ -130,20 +150,22 @@ async def measure(port: int, rounds: int, runs: int, clients: int) -> dict[tuple
         order = ADAPTERS if r % 2 == 0 else ADAPTERS[::-1]
         for workload in WORKLOADS:
             for adapter in order:
-                await _round(port, f"/{adapter}/{workload}", workload, runs, clients, tallies[adapter, workload])
+                await _round(port, f"/{adapter}/{workload}", workload, runs, clients, tallies[adapter, workload], pid)
         print(f"  round {r + 1}/{rounds} done", file=sys.stderr)
     return tallies
 
 
 def report(tallies: dict[tuple[str, str], Tally], clients: int) -> str:
     lines = [f"HTTP, {clients} concurrent clients over loopback (runs/s higher is better, TTFE lower)",
-             "| workload | ours runs/s | upstream runs/s | ratio | ours TTFE p50 | upstream TTFE p50 | ratio |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             "| workload | ours runs/s | upstream runs/s | ratio | ours TTFE p50 | upstream TTFE p50 | ratio "
+             "| ours CPU/run | upstream CPU/run | ratio |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for w in WORKLOADS:
         ours, up = tallies["ours", w], tallies["upstream", w]
         lines.append(f"| {w} | {ours.rate:.0f} | {up.rate:.0f} | {ours.rate / up.rate:.2f}x | "
                      f"{ours.ttfe_p50 * 1e3:.1f} ms | {up.ttfe_p50 * 1e3:.1f} ms | "
-                     f"{ours.ttfe_p50 / up.ttfe_p50:.2f}x |")
+                     f"{ours.ttfe_p50 / up.ttfe_p50:.2f}x | {ours.cpu_per_run * 1e3:.2f} ms | "
+                     f"{up.cpu_per_run * 1e3:.2f} ms | {ours.cpu_per_run / up.cpu_per_run:.2f}x |")
     return "\n".join(lines)
 
 
@@ -152,15 +174,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=16)
     parser.add_argument("--runs", type=int, default=128, help="runs per adapter, workload and round")
     parser.add_argument("--clients", type=int, default=64)
+    parser.add_argument("--coalesce", type=float, default=None,
+                        help="our endpoint's coalesce_seconds (default: the library's default)")
     opts = parser.parse_args()
     port = _free_port()
-    server = _start_server(port)
+    server = _start_server(port, opts.coalesce)
+    load = os.getloadavg()[0]
     try:
-        tallies = asyncio.run(measure(port, opts.rounds, opts.runs, opts.clients))
+        tallies = asyncio.run(measure(port, opts.rounds, opts.runs, opts.clients, server.pid))
     finally:
         server.terminate()
         server.wait(10)
     print(report(tallies, opts.clients))
+    print(f"machine: {os.cpu_count()} CPUs, 1-minute load average {load:.1f} at the start, "
+          f"{os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
   generator SSE path is not used: it adds a producer task, two memory streams and a timer per frame.
   With ``protobuf`` installed, an Accept header that prefers ``application/vnd.ag-ui.event+proto`` gets
   the AG-UI protobuf framing instead (``negotiation.py`` picks, ``proto/`` encodes; SSE wins a tie).
-  Frames that come faster than one per ``coalesce_seconds`` (20 ms) share one write (see ``streaming``).
+  Frames that come faster than one per ``coalesce_seconds`` (50 ms) share one write (see ``streaming``).
 * **Keep-alive.** After ``keepalive_seconds`` without a frame, a ``: ping`` comment
   (``fastapi.sse.KEEPALIVE_COMMENT``). Per endpoint, with no timer per event: see ``streaming``.
 * **Validation before the stream** (``validation.py``). While FastAPI reads the body, an oversized
@@ -101,8 +101,8 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 def _check_settings(keepalive_seconds: float, coalesce_seconds: float) -> None:
     if not keepalive_seconds > 0:
         raise ValueError(f"keepalive_seconds must be positive, not {keepalive_seconds!r}")
-    if not 0 <= coalesce_seconds < keepalive_seconds:
-        raise ValueError(f"coalesce_seconds must be >= 0 and below keepalive_seconds, not {coalesce_seconds!r}")
+    if not 0 <= coalesce_seconds < float("inf"):
+        raise ValueError(f"coalesce_seconds must be a finite number >= 0, not {coalesce_seconds!r}")
 
 
 def add_strands_fastapi_endpoint(
@@ -134,7 +134,8 @@ def add_strands_fastapi_endpoint(
     ``StrandsAgentConfig.invocation_state_provider``: one that fails ends the run with ``INVOCATION_STATE_ERROR``.
     ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. ``coalesce_seconds`` is the longest
     a frame waits to share one write with the frames after it (only while frames come faster than that; the first
-    and the terminal frame never wait; 0: one write per frame; see ``server/streaming.py``). The limits
+    and the terminal frame never wait; at most ``keepalive_seconds``; 0: one write per frame; see
+    ``server/streaming.py``). The limits
     (``max_body_bytes``, ``max_messages``, ``max_depth``) are described in :class:`RequestLimits`. ``inspect=True``
     lets a request ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``;
     development servers only: it shows the raw Strands events). ``fetch_media`` (off when None) lets image and

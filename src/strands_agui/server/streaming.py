@@ -57,7 +57,7 @@ logger = logging.getLogger(__name__)
 
 _TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 FAIR_SLICE = 0.01  # seconds a stream may hold the loop before it yields once
-COALESCE_SECONDS = 0.02  # default longest wait of a frame for the frames that follow it (see Coalescing)
+COALESCE_SECONDS = 0.05  # default longest wait of a frame for the frames that follow it (see Coalescing)
 UNWIND_LIMIT = 10_000  # events a cancelled run may still yield before it is closed outright
 _ENCODER = EventEncoder()
 
@@ -106,7 +106,7 @@ class RunStream(StreamingResponse):
         self.framing = framing
         self.keepalive = keepalive
         self.stall = stall if stall is not None else 2 * keepalive
-        self.coalesce = coalesce
+        self.coalesce = min(coalesce, keepalive)
         self._lock = asyncio.Lock()
         self._last = 0.0  # loop time the last frame was handed to ``send``
         self._pending: list[bytes] = []  # encoded frames not yet handed to ``send``
@@ -125,11 +125,13 @@ class RunStream(StreamingResponse):
         watcher = loop.create_task(self._watch(host, receive, send), name="strands-agui-watch")
         try:
             finished = await self._stream(send)
+            watcher.cancel()  # before the end of the response: the client may send its next request at once
+            if finished:
+                async with self._lock:
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             watcher.cancel()
             await asyncio.wait({watcher})
-        if finished:
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _stream(self, send: Send) -> bool:
         """Write the run's frames. False when the watcher stopped the run (the response is abandoned)."""
