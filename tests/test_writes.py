@@ -1,7 +1,9 @@
-"""Write coalescing (``server/streaming.py``): frames that come faster than one per ``coalesce_seconds`` share
-one ``send``, RUN_STARTED and the terminal frame never wait, and a frame waiting when the run falls silent is
-written by the watcher. Served by uvicorn; the writes are the ``http.response.body`` messages the endpoint
-hands to the server, recorded by a pass-through ASGI wrapper. No assertion on time."""
+"""What the endpoint writes, and when. RUN_STARTED is on the wire before the run's Strands agent is built (and
+a build that fails still ends the run with a documented RUN_ERROR). Write coalescing (``server/streaming.py``):
+frames that come faster than one per ``coalesce_seconds`` share one ``send``, RUN_STARTED and the terminal
+frame never wait, and a frame waiting when the run falls silent is written by the watcher. Served by uvicorn;
+the writes are the ``http.response.body`` messages the endpoint hands to the server, recorded by a
+pass-through ASGI wrapper. No assertion on time."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from fastapi import FastAPI
 from starlette.types import Message, Receive, Scope, Send
 from strands import tool
 
+from strands_agui.errors import ERROR_CODES
+from strands_agui.runtime.agent import StrandsAgent
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint, create_strands_app
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
@@ -103,3 +107,21 @@ def test_a_frame_waiting_when_the_run_falls_silent_is_written_by_the_watcher() -
 def test_coalesce_seconds_is_checked(coalesce: float) -> None:
     with pytest.raises(ValueError, match="coalesce_seconds"):
         create_strands_app(strands_agent(echo_model()), coalesce_seconds=coalesce)
+
+
+def test_run_started_is_written_before_the_agent_is_built_and_a_failed_build_ends_the_run() -> None:
+    written_before_build: list[list[list[str]]] = []
+    writes: Writes
+
+    def factory(_input: Any) -> Any:
+        written_before_build.append(writes.frames())
+        raise RuntimeError("no agent today")
+
+    writes = Writes(create_strands_app(StrandsAgent(factory)))
+    with LiveServer(writes) as server:  # type: ignore[arg-type]
+        response = post_sse(server.url + "/", run_input("hello"))
+    assert written_before_build == [[["RUN_STARTED"]]]
+    events, _ = parse_sse(response.content)
+    assert types(events) == ["RUN_STARTED", "STATE_SNAPSHOT", "RUN_ERROR"]
+    assert events[-1]["code"] in ERROR_CODES and "no agent today" in events[-1]["message"]
+    assert_valid_sse(response.content)
