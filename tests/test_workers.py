@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ import httpx
 
 ROOT = Path(__file__).parent.parent
 ROUTE = "/human_in_the_loop"
+TEAM = "/team"  # tests/team_app.py
 
 
 def free_port() -> int:
@@ -33,13 +35,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(sessions: Path, workers: int = 1) -> Iterator[str]:
-    """``strands-agui serve`` in its own process group; yields its base URL once ``/ping`` answers."""
+def serve(sessions: Path, workers: int = 1, app: str | None = None, *extra: str) -> Iterator[str]:
+    """``strands-agui serve`` (of ``app``, else the examples) in its own process group; yields its base URL once
+    ``/ping`` answers."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions", str(sessions),
-         "--workers", str(workers), "--log-level", "warning"],
+         "--workers", str(workers), "--log-level", "warning", *(("--app", app) if app else ()), *extra],
         env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -59,8 +62,8 @@ def serve(sessions: Path, workers: int = 1) -> Iterator[str]:
         proc.wait(20)
 
 
-def post(url: str, body: dict[str, Any]) -> list[dict[str, Any]]:
-    response = httpx.post(url + ROUTE, json=body, headers={"Accept": "text/event-stream"}, timeout=30)
+def post(url: str, body: dict[str, Any], route: str = ROUTE) -> list[dict[str, Any]]:
+    response = httpx.post(url + route, json=body, headers={"Accept": "text/event-stream"}, timeout=30)
     assert response.status_code == 200, response.text
     return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
 
@@ -123,3 +126,38 @@ def test_two_workers_serve_pauses_and_one_of_two_racing_resumes_wins(tmp_path: P
                 assert losers[0] in {"THREAD_BUSY", "INTERRUPT_NOT_FOUND"}
                 assert booked(post(url, pause(url, race["threadId"]))), "the thread is still usable"
     assert not list(sessions.glob("session_*"))
+
+
+def test_a_paused_swarm_resumes_on_any_worker_and_after_a_restart(tmp_path: Path) -> None:
+    """The Swarm's node approval (tests/team_app.py): paused on one worker, resumed on whichever serves it."""
+    from tests.hitl_scenarios import pause_input, resume_input, wire
+    from tests.oracles import assert_valid_stream
+
+    def team_pause(url: str, thread: str) -> dict[str, Any]:
+        first = wire(pause_input(thread))
+        events = post(url, first, TEAM)
+        expires = [datetime.fromisoformat(i["expiresAt"].replace("Z", "+00:00")).timestamp() - time.time()
+                   for i in events[-1]["outcome"]["interrupts"]]
+        assert all(3600 < left <= 7200 for left in expires), expires  # serve --pause-retention 7200, not 24 h
+        held = assert_valid_stream(events, input=first)["messages"]
+        entries = [{"interruptId": i["id"], "status": "resolved", "payload": {"approved": True}}
+                   for i in events[-1]["outcome"]["interrupts"]]
+        return wire(resume_input(held, entries, thread_id=thread))
+
+    def done(events: list[dict[str, Any]]) -> bool:
+        results = [e["content"] for e in events if e["type"] == "TOOL_CALL_RESULT"]
+        return events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "success" \
+            and '"booked": true' in results[0]
+
+    sessions = tmp_path / "sessions"
+    with serve(sessions, 2, "tests.team_app:app", "--pause-retention", "7200") as url:
+        resumes = [team_pause(url, f"team-{i}-{uuid.uuid4().hex}") for i in range(3)]
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            assert all(pool.map(lambda r: done(post(url, r, TEAM)), resumes))
+        again = post(url, resumes[0], TEAM)
+        assert again[-1]["type"] == "RUN_ERROR" and again[-1]["code"] == "INTERRUPT_NOT_FOUND"
+        survivor = team_pause(url, f"team-restart-{uuid.uuid4().hex}")
+    with serve(sessions, 1, "tests.team_app:app", "--pause-retention", "7200") as url:
+        assert done(post(url, survivor, TEAM))
+    assert not list(sessions.glob("session_*")), "finished threads leave no pause state"
+
