@@ -174,3 +174,23 @@ def test_a_paused_and_resumed_run_each_carry_a_log_that_replays(served: LiveServ
         assert trace == transitions
         live = [e["type"] for e in events if e["type"] != "CUSTOM" or e["name"] not in {TRACE_EVENT, LOG_EVENT}]
         assert [e.type.value for e in replayed] == live
+
+
+def test_a_swarm_runs_trace_holds_each_nodes_own_machine(served: LiveServer) -> None:
+    """The run's trace is its own machine; each node's machine (a run one level down) is in ``subagents``,
+    attributed by name, and is itself a legal walk of the same table from idle to finished."""
+    body = {"threadId": "t-swarm", "runId": "run-1", "messages": [{"id": "u1", "role": "user", "content": "billing"}],
+            "state": {}, "tools": [], "context": [], "forwardedProps": INSPECT}
+    events = events_of(post(served.url + "/multi_agent", body))
+    steps = [step for trace in customs(events, TRACE_EVENT) for step in trace["value"]["steps"]]
+    assert_legal([(t["cause"], t["trigger"], t["state"]) for s in steps for t in s["transitions"]])
+    nodes: dict[str, list[tuple[str, str, str]]] = {}
+    for step in steps:
+        for move in step.get("subagents", []):
+            assert step["event"]["type"] in ("multiagent_node_start", "multiagent_node_stream", "multiagent_node_stop")
+            nodes.setdefault(move["subagent"], []).append((move["cause"], move["trigger"], move["state"]))
+    assert sorted(nodes) == ["researcher", "writer"]
+    for moves in nodes.values():
+        assert_legal(moves)
+        assert moves[-1][1:] == ("finish", "finished")
+    assert ("contentBlockDelta", "open_text", "streaming_text") in nodes["writer"]

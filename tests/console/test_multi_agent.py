@@ -50,7 +50,10 @@ def test_a_swarm_run_shows_each_node_its_messages_and_the_handoff(page: Any, exa
     expect(items).to_have_count(3)
     expect(items.nth(0)).to_have_attribute("data-role", "user")
     expect(page.locator('[data-testid="error"]')).to_have_count(0)
-    expect(page.locator('[data-testid="machine-state"]')).to_have_text("finished")
+    expect(page.locator('[data-testid="machine-state"]')).to_have_text("finished")  # the run's own machine
+    moves = page.locator('[data-testid="subagent-move"]')  # each node's machine, in the inspector
+    expect(moves.filter(has_text="writer: open_text → streaming_text")).to_have_count(1)
+    expect(moves.filter(has_text="researcher: finish → finished")).to_have_count(1)
 
     [sent] = run_inputs(requests, "/multi_agent")
     assert [m["content"] for m in sent["messages"]] == [TOPIC]

@@ -59,6 +59,8 @@ class Translator:
         self.turn = Turn()
         self.open_id = ""  # id of the open envelope (text/reasoning message or tool call)
         self.state_keys: frozenset[str] = frozenset()  # the invocation_state keys the run passed Strands
+        self.subtrace: list[tuple[str, str, str, str]] | None = None  # (path, cause, trigger, state) of subagents
+        self.path = ""  # a subagent's name (path below nested subagents)
         self.text = TextHandler(self)
         self.tools = ToolHandler(self)
         self.turns = TurnHandler(self)
@@ -110,11 +112,16 @@ class Translator:
             "close_tool_call": self.tools.close_tool_call_events,
         }
 
-    def nested(self, owner: str | None) -> Translator:
+    def nested(self, owner: str | None, name: str = "") -> Translator:
         """The translator of a subagent invocation: its own machine, this run's message mirror and ids. Tool
-        behaviours and frontend tools belong to the run's own agent, so the subagent has none."""
+        behaviours and frontend tools belong to the run's own agent, so the subagent has none. When the run is
+        traced for inspection, its moves go to the trace's ``subagents`` list under ``name`` (a path below
+        nested subagents), never into the run's own trace."""
         config = StrandsAgentConfig(multiagent_events=self.config.multiagent_events)
-        return Translator(self.input, config, id_factory=self.new_id, client=self.client, owner=owner, nested=True)
+        sub = Translator(self.input, config, id_factory=self.new_id, client=self.client, owner=owner, nested=True)
+        sub.subtrace = self.subtrace if self.trace is None else getattr(self.trace, "subagents", None)
+        sub.path = f"{self.path}/{name}" if self.path else name
+        return sub
 
     # -- the transition trace -------------------------------------------------------------------------
     def fire(self, trigger: str, cause: str) -> None:
@@ -122,6 +129,8 @@ class Translator:
         self.trigger(trigger)
         if self.trace is not None:
             self.trace.append((cause, trigger, self.state))
+        elif self.subtrace is not None:
+            self.subtrace.append((self.path, cause, trigger, self.state))
 
     def move(self, trigger: str, cause: str) -> None:
         """An internal move (a delta): checked against the table without a dispatch through transitions."""
@@ -129,6 +138,8 @@ class Translator:
             raise MachineError(f'"Can\'t trigger event {trigger} from state {self.state}!"')
         if self.trace is not None:
             self.trace.append((cause, trigger, self.state))
+        elif self.subtrace is not None:
+            self.subtrace.append((self.path, cause, trigger, self.state))
 
     # -- guards (named in the machine table), answered by the handler that knows --------------------
     def input_resumes(self) -> bool:

@@ -8,6 +8,9 @@ run carries two kinds of ``CUSTOM`` events, which any AG-UI client may ignore:
   (the run's start step just after RUN_STARTED, which always comes first).
   A step is ``{"event": <Strands event, sanitized as in a log> | null, "transitions": [{"cause", "trigger",
   "state"}...]}``; ``event`` is null for the run's start and end (``cause`` ``run`` / ``finish`` / ``error``).
+  The moves of subagents' own machines (a Swarm/Graph node, an agent used as a tool: a run one level down)
+  are in ``"subagents": [{"subagent": <name, "a/b" below nested ones>, "cause", "trigger", "state"}...]``,
+  present when there are any; ``transitions`` are the run's own machine only.
   Every Strands event the run consumed has a step, in order, also when it moved nothing.
 * ``strands_agui.log``, sent once, just before RUN_FINISHED / RUN_ERROR:
   ``value = {"log": "<the run's log, JSON Lines as tooling.recording writes it>"}``, replayable with
@@ -35,6 +38,15 @@ DEFAULT_MAX_LOG_BYTES = 4_000_000
 _END_CAUSES = frozenset({"finish", "error"})
 
 Transition = tuple[str, str, str]
+SubMove = tuple[str, str, str, str]  # (subagent path, cause, trigger, state)
+
+
+class Trace(list[Transition]):
+    """The run's transitions, and its subagents' (``Translator.nested`` appends to ``subagents``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.subagents: list[SubMove] = []
 
 
 def wants_inspection(input_data: RunAgentInput) -> bool:
@@ -47,14 +59,14 @@ def wants_inspection(input_data: RunAgentInput) -> bool:
 class _StepRecorder(Recorder):
     """A recorder that also remembers, for each Strands event, where its transitions start in the trace."""
 
-    def __init__(self, sink: io.StringIO, input_data: RunAgentInput, trace: list[Transition]) -> None:
+    def __init__(self, sink: io.StringIO, input_data: RunAgentInput, trace: Trace) -> None:
         super().__init__(sink, input_data=input_data, metadata={"source": "console"})
         self.trace = trace
-        self.events: list[tuple[dict[str, Any], int]] = []  # (sanitized event, len(trace) when it arrived)
+        self.events: list[tuple[dict[str, Any], int, int]] = []  # (sanitized event, len(trace), len(subagents))
 
     def event(self, event: Mapping[str, Any]) -> None:
         super().event(event)
-        self.events.append((sanitize_event(event), len(self.trace)))
+        self.events.append((sanitize_event(event), len(self.trace), len(self.trace.subagents)))
 
 
 class _Steps:
@@ -67,28 +79,39 @@ class _Steps:
         self.recorder = recorder
         self.sent_events = 0  # Strands events already sent as steps
         self.sent_moves = 0  # transitions already sent
+        self.sent_sub = 0  # subagents' transitions already sent
 
     def take(self) -> list[dict[str, Any]]:
         """The steps not sent yet, in order."""
         trace, events = self.recorder.trace, self.recorder.events
         steps: list[dict[str, Any]] = []
         while self.sent_events < len(events):
-            event, start = events[self.sent_events]
-            self._own_moves(steps, start)
+            event, start, sub_start = events[self.sent_events]
+            self._own_moves(steps, start, sub_start)
             self.sent_events += 1
-            end = events[self.sent_events][1] if self.sent_events < len(events) else len(trace)
+            end, sub_end = events[self.sent_events][1:] if self.sent_events < len(events) else (
+                len(trace), len(trace.subagents))
             moves = trace[start:end]
             own = next((i for i, (cause, _, _) in enumerate(moves) if cause in _END_CAUSES), len(moves))
-            steps.append({"event": event, "transitions": _moves(moves[:own])})
-            self.sent_moves = start + own
-        self._own_moves(steps, len(trace))
+            steps.append(_step(event, moves[:own], trace.subagents[sub_start:sub_end]))
+            self.sent_moves, self.sent_sub = start + own, sub_end
+        self._own_moves(steps, len(trace), len(trace.subagents))
         return steps
 
-    def _own_moves(self, steps: list[dict[str, Any]], end: int) -> None:
+    def _own_moves(self, steps: list[dict[str, Any]], end: int, sub_end: int) -> None:
         """An event-less step for the run's start or end moves not sent yet (those before ``end``)."""
-        if self.sent_moves < end:
-            steps.append({"event": None, "transitions": _moves(self.recorder.trace[self.sent_moves:end])})
-            self.sent_moves = end
+        if self.sent_moves < end or self.sent_sub < sub_end:
+            trace = self.recorder.trace
+            steps.append(_step(None, trace[self.sent_moves:end], trace.subagents[self.sent_sub:sub_end]))
+            self.sent_moves, self.sent_sub = end, sub_end
+
+
+def _step(event: dict[str, Any] | None, moves: list[Transition], sub: list[SubMove]) -> dict[str, Any]:
+    step: dict[str, Any] = {"event": event, "transitions": _moves(moves)}
+    if sub:
+        step["subagents"] = [{"subagent": name, "cause": cause, "trigger": trigger, "state": state}
+                             for name, cause, trigger, state in sub]
+    return step
 
 
 def _moves(trace: list[Transition]) -> list[dict[str, str]]:
@@ -103,7 +126,7 @@ async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
                         max_log_bytes: int = DEFAULT_MAX_LOG_BYTES,
                         request: Any = None) -> AsyncIterator[BaseEvent]:
     """``agent.run(input_data)`` with the trace and the log interleaved as CUSTOM events (module docstring)."""
-    trace: list[Transition] = []
+    trace = Trace()
     sink = io.StringIO()
     recorder = _StepRecorder(sink, input_data, trace)
     steps = _Steps(recorder)

@@ -215,7 +215,7 @@ class SubagentHandler(Handler):
     def _open(self, key: str, name: str, *, owner: str | None, cause: str,
               parked: list[str] | None = None) -> Subagent:
         self.run.move("start_subagent", cause)
-        nested = self.run.nested(owner)
+        nested = self.run.nested(owner, name)
         nested.outcome.models = self.run.outcome.models
         nested.outcome.model = self.run.outcome.models.get(name) or {}
         if parked:  # a resumed node: its parked calls' results come first, on the cards the client holds

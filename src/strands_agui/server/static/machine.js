@@ -39,7 +39,8 @@ export function recordEvent(run, ev) {
   if (ev.type === "CUSTOM" && ev.name === TRACE_EVENT) {
     for (const step of ev.value?.steps || []) {
       // RUN_STARTED precedes the first step (it must open the stream): it belongs to that step
-      run.steps.push({ event: step.event, transitions: step.transitions || [], agui: run.steps.length ? [] : run.events.slice() });
+      run.steps.push({ event: step.event, transitions: step.transitions || [], subagents: step.subagents || [],
+        agui: run.steps.length ? [] : run.events.slice() });
     }
     return;
   }
@@ -109,6 +110,8 @@ function stepRow(step, index) {
     el("span", { class: "step-cause", "data-testid": "step-event" }, summarize(step.event)));
   const moves = el("span", { class: "step-moves", "data-testid": "step-transitions" });
   for (const t of step.transitions) moves.append(el("span", { class: "move-chip" }, `${t.trigger} → ${t.state}`));
+  // a subagent's own machine (not drawn on the diagram, which is the run's)
+  for (const t of step.subagents) moves.append(el("span", { class: "move-chip sub-move", "data-testid": "subagent-move" }, `${t.subagent}: ${t.trigger} → ${t.state}`));
   const out = el("span", { class: "step-agui", "data-testid": "step-agui" });
   summary.append(moves, out);
   line.append(summary, el("pre", { class: "step-json" }, JSON.stringify(step.event, null, 2)));
@@ -117,7 +120,7 @@ function stepRow(step, index) {
 }
 
 function refreshRow(row, step) {
-  row.dataset.quiet = String(!step.transitions.length && !step.agui.length);  // moved nothing, sent nothing
+  row.dataset.quiet = String(!step.transitions.length && !step.subagents.length && !step.agui.length);  // moved nothing, sent nothing
   const out = row.querySelector(".step-agui");
   for (let i = out.children.length; i < step.agui.length; i++) out.append(el("span", { class: "agui-chip" }, aguiLabel(step.agui[i])));
 }
@@ -154,7 +157,7 @@ export function renderInspector(thread, selectedRunId) {
 export function traceDocument(thread, run) {
   return {
     strands_agui_trace: 1, threadId: thread.threadId, runId: run.runId, status: run.status, input: run.input,
-    steps: run.steps.map((s) => ({ event: s.event, transitions: s.transitions, agui: s.agui })),
+    steps: run.steps.map((s) => ({ event: s.event, transitions: s.transitions, subagents: s.subagents, agui: s.agui })),
   };
 }
 
