@@ -9,6 +9,7 @@ Swarms and Graphs on the scripted model with a real ``FileSessions`` store.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -134,6 +135,24 @@ async def test_live_team_pause_and_resume_equal_the_replay_of_their_recordings(n
         again = StrandsAgent(scenario.agent(), config=scenario.config, id_factory=pinned_ids())
         assert dump_events([e async for e in again.replay(read_log(tmp_path / f"{log}.jsonl"))]) == live
     assert not list((tmp_path / "sessions").glob("session_*")), "a finished thread keeps no pause state"
+
+
+@pytest.mark.parametrize("name", NAMES)
+async def test_in_steps_mode_the_node_pause_and_resume_are_steps(name: str, tmp_path: Path) -> None:
+    scenario = BY_NAME[name]
+    config = replace(scenario.config, multiagent_events="steps")
+    adapter = StrandsAgent(scenario.agent(), config=config, sessions=FileSessions(tmp_path))
+    first = pause_input()
+    events = await run(adapter, first)
+    held = assert_valid_stream(events, input=wire(first))["messages"]
+    assert [e["stepName"] for e in events if e["type"].startswith("STEP_")] == ["agent:traveller"] * 2
+    interrupts = events[-1]["outcome"]["interrupts"]
+    assert "subagentRunId" not in interrupts[0] and interrupts[0]["toolCallId"]
+    second = resume_input(held, scenario.resume_entries(interrupts))
+    resumed = await run(adapter, second)
+    final = assert_valid_stream(resumed, input=wire(second))
+    assert final["outcome"] == "success" and final["messages"][-1]["content"] == "Trip plan written."
+    assert [m["content"] for m in final["messages"] if m["role"] == "tool"][0] == FINAL[name][0]
 
 
 # -- the approval gate on node agents ---------------------------------------------------------------------

@@ -95,11 +95,11 @@ class SubagentHandler(Handler):
     def on_node_start(self, event: Mapping[str, Any]) -> list[Item]:
         node_id = str(event.get("node_id"))
         handoff = self.handoffs.pop(node_id, None)
+        parked = self.resumed.pop(node_id, None)
         if self.steps:
             step = f"{event.get('node_type') or 'agent'}:{node_id}"
-            self._open(node_id, node_id, owner=None, cause="multiagent_node_start").step = step
+            self._open(node_id, node_id, owner=None, cause="multiagent_node_start", parked=parked).step = step
             return [StepStartedEvent(step_name=step)]
-        parked = self.resumed.pop(node_id, None)
         owner = self._parked_owner(parked) if parked else None
         sub = self._open(node_id, node_id, owner=owner or self.run.new_id(), cause="multiagent_node_start",
                          parked=parked)
