@@ -255,3 +255,10 @@ def test_a_document_sent_as_data_reaches_the_model_and_an_unknown_type_is_refuse
                                                           "source": {"bytes": b"a,b\n1,2"}}
     data["source"]["mimeType"] = "application/x-msdownload"
     assert "unsupported document type 'application/x-msdownload'" in refusal(post(None, data))
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:99999/x", "http:///x",
+                                 f"http://{'a' * 70}.invalid/", "http://user:pw@127.0.0.1/x"])  # none is resolved
+def test_a_url_that_is_not_one_is_a_422_not_a_server_error(url: str) -> None:
+    for policy in (None, ANY_HTTP):
+        refusal(post(policy, part(url)))

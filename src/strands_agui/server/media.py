@@ -75,7 +75,10 @@ def scheme_problem(url: str, policy: MediaFetchPolicy | None) -> str | None:
     """Why a URL part is refused without any network access, or None."""
     if policy is None:
         return "URLs are not fetched by this server (fetch_media is off); send the bytes as base64 data"
-    scheme = urlsplit(url).scheme.lower()
+    try:
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError as exc:  # e.g. an unclosed IPv6 bracket
+        return f"is not a URL ({exc})"
     if scheme not in policy.schemes:
         return f"scheme {scheme or '(none)'!r} is not fetched; allowed: {', '.join(sorted(policy.schemes))}"
     return None
@@ -123,7 +126,7 @@ async def fetch(url: str, policy: MediaFetchPolicy) -> tuple[bytes, str]:
                     await response.aclose()
     except TimeoutError as exc:
         raise MediaRefused(f"{url} took longer than {policy.timeout_seconds:g} s") from exc
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
         raise MediaRefused(f"{url} could not be fetched ({type(exc).__name__})") from exc
     raise MediaRefused(f"{url}: more than {policy.max_redirects} redirects")
 
@@ -161,7 +164,7 @@ async def _addresses(host: str, port: int) -> list[Address]:
         pass
     try:
         found = [ipaddress.ip_address(a.split("%")[0]) for a in await resolve(host, port)]
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a name IDNA cannot encode
         raise MediaRefused(f"{host} does not resolve") from exc
     if not found:
         raise MediaRefused(f"{host} does not resolve")
