@@ -30,8 +30,10 @@ Invariants:
   faster than one per ``coalesce`` (a fast model, a busy server) costs one write per ``coalesce``, not one
   per event; a slower one is written frame by frame. Frames still waiting at their deadline are written by
   the watcher, whose one wake-up is moved (not a timer per frame). ``coalesce=0`` writes every frame at once.
-* **Fairness.** A run that never suspends (a model that streams without awaiting) would hold the loop;
-  the stream yields to the loop once it has run ``FAIR_SLICE`` seconds without doing so.
+* **Fairness.** After each event the stream yields to the loop once (a loop turn, no timer). So a run
+  never holds the loop for more than one event's work, even with a model that streams without awaiting,
+  and on a busy server each loop turn carries half a model chunk's work per stream, not a whole one: a new
+  request's first step, which writes RUN_STARTED, waits behind less.
 * **Ends.** The frames end after the run's one terminal event (RUN_FINISHED or RUN_ERROR). An event that
   fails to encode becomes RUN_ERROR ``ENCODING_ERROR`` and ends the run; a run that raises, or stops
   without a terminal event, gets a RUN_ERROR ``ADAPTER_ERROR``. When ``__call__`` returns, the run is
@@ -56,7 +58,6 @@ from .proto import PROTO_MEDIA_TYPE, proto_frame
 logger = logging.getLogger(__name__)
 
 _TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
-FAIR_SLICE = 0.01  # seconds a stream may hold the loop before it yields once
 COALESCE_SECONDS = 0.05  # default longest wait of a frame for the frames that follow it (see Coalescing)
 UNWIND_LIMIT = 10_000  # events a cancelled run may still yield before it is closed outright
 _ENCODER = EventEncoder()
@@ -155,7 +156,6 @@ class RunStream(StreamingResponse):
     async def _frames(self, run: AsyncIterator[BaseEvent], send: Send) -> None:
         loop = asyncio.get_running_loop()
         frame_of, ended = self.framing.frame, False
-        yielded = loop.time()
         failure = "the run stopped without RUN_FINISHED or RUN_ERROR"
         try:
             while not ended:
@@ -172,9 +172,8 @@ class RunStream(StreamingResponse):
                     await self._flush(send, now)
                 elif len(self._pending) == 1:
                     self._wake_at(self._flushed + self.coalesce)  # the watcher writes it if no frame follows
-                if now - yielded >= FAIR_SLICE:  # let other requests run (a never-awaiting model)
-                    await asyncio.sleep(0)
-                    yielded = loop.time()
+                if not ended:
+                    await asyncio.sleep(0)  # fairness: one event's work per loop turn
         except Exception as exc:  # noqa: BLE001 - mid-stream nothing may escape as a 500
             if not self._in_run:
                 raise
