@@ -17,17 +17,29 @@ from typing import Any
 import httpx
 import pytest
 from ag_ui.core import RunAgentInput
+from strands import Agent
 from strands.hooks import BeforeNodeCallEvent
+from strands.multiagent import GraphBuilder
 
 from strands_agui import StrandsAgent, read_log, replay_to_list
 from strands_agui.core.interrupts import APPROVAL_SCHEMA
 from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions, default_store
 from strands_agui.server.endpoint import create_strands_app
 from strands_agui.tooling.recording import Recorder
-from strands_agui.tooling.scripted import ScriptedModel, Text
+from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import assert_matches_golden, dump_events
 from tests import hitl_scenarios
-from tests.hitl_scenarios import BY_NAME, HANDOFF, TEAM_SCENARIOS, HitlScenario, pause_input, resume_input, wire
+from tests.hitl_scenarios import (
+    BY_NAME,
+    HANDOFF,
+    TEAM_SCENARIOS,
+    HitlScenario,
+    ask_budget,
+    follow_up,
+    pause_input,
+    resume_input,
+    wire,
+)
 from tests.live import LiveServer
 from tests.oracles import assert_valid_stream, check_ag_ui_validate
 from tests.scenarios import pinned_ids
@@ -209,6 +221,54 @@ async def test_an_expired_team_pause_is_refused_and_removed(tmp_path: Path) -> N
     assert code(await run(adapter, resume_input(held, approve(events[-1]["outcome"]["interrupts"])))) \
         == "INTERRUPT_EXPIRED"
     assert sessions.paused_at("thread-hitl") is None and hitl_scenarios.EXECUTIONS == []
+
+
+# -- two Graph nodes interrupting in one batch -------------------------------------------------------------
+def budget_node(city: str) -> Agent:
+    def script(messages: Any) -> Any:
+        if any("toolResult" in b for b in messages[-1]["content"]):
+            return follow_up(messages)
+        return [ToolUse("ask_budget", {"trip": city}, tool_use_id=f"tool-{city}")]
+
+    return Agent(name=city, model=ScriptedModel(script), tools=[ask_budget], callback_handler=None)
+
+
+async def test_parallel_graph_nodes_each_suspend_and_each_resume_under_its_own_id(tmp_path: Path) -> None:
+    builder = GraphBuilder()
+    builder.add_node(Agent(name="writer", model=ScriptedModel(lambda _: [Text("Both planned.")]),
+                           callback_handler=None), "writer")
+    for city in ("Lisbon", "Porto"):
+        builder.add_node(budget_node(city), city)
+        builder.add_edge(city, "writer")
+    builder.set_max_node_executions(6)
+    adapter = StrandsAgent(builder.build(), sessions=FileSessions(tmp_path))
+    first = pause_input()
+    events = await run(adapter, first)
+    held = assert_valid_stream(events, input=wire(first))["messages"]
+    interrupts = events[-1]["outcome"]["interrupts"]
+    owners = {e["name"]: e["subagentRunId"] for e in events if e["type"] == "SUBAGENT_STARTED"}
+    assert {(i["toolCallId"], i["subagentRunId"]) for i in interrupts} == {
+        (f"tool-{city}", owners[city]) for city in ("Lisbon", "Porto")}
+    answers = [{"interruptId": i["id"], "status": "resolved",
+                "payload": {"amount": 100 if "Lisbon" in i["id"] else 200}} for i in interrupts]
+    assert code(await run(adapter, resume_input(held, answers[:1]))) == "RESUME_INCOMPLETE"
+    second = resume_input(held, answers)
+    resumed = await run(adapter, second)
+    final = assert_valid_stream(resumed, input=wire(second))
+    again = {e["name"]: e["subagentRunId"] for e in resumed if e["type"] == "SUBAGENT_STARTED"}
+    assert again["Lisbon"] == owners["Lisbon"] and again["Porto"] == owners["Porto"]
+    tools = {m["toolCallId"]: (m["content"], m["subagentRunId"]) for m in final["messages"] if m["role"] == "tool"}
+    assert tools == {"tool-Lisbon": ("The budget for Lisbon is 100 EUR.", owners["Lisbon"]),
+                     "tool-Porto": ("The budget for Porto is 200 EUR.", owners["Porto"])}
+    assert final["outcome"] == "success" and final["messages"][-1]["content"] == "Both planned."
+
+
+async def test_a_new_message_instead_of_a_resume_abandons_the_team_pause(tmp_path: Path) -> None:
+    adapter, _, _, sessions = await paused(tmp_path)
+    plain = StrandsAgent(BY_NAME["swarm_approval"].agent(), sessions=sessions)  # no approval: it just runs
+    events = await run(plain, pause_input())
+    assert code(events) is None and events[-1]["outcome"]["type"] == "success"
+    assert sessions.paused_at("thread-hitl") is None and hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"]
 
 
 # -- a BeforeNodeCallEvent hook's interrupt ------------------------------------------------------------------
