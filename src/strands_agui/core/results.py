@@ -30,12 +30,17 @@ def _block_text(block: Mapping[str, Any]) -> str:
 
 
 def _media_size(media: Mapping[str, Any]) -> int:
-    raw = (media.get("source") or {}).get("bytes")
-    if isinstance(raw, bytes | bytearray):
-        return len(raw)
-    if isinstance(raw, Mapping) and raw.get("__bytes_encoded__"):
-        return len(base64.b64decode(str(raw.get("data", ""))))
-    return 0
+    return len(raw_bytes((media.get("source") or {}).get("bytes")) or b"")
+
+
+def raw_bytes(value: Any) -> bytes | None:
+    """Bytes Strands holds: live bytes, or a recorded log's ``__bytes_encoded__`` marker
+    (``strands.types.session.encode_bytes_values``); None for anything else."""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value)
+    if isinstance(value, Mapping) and value.get("__bytes_encoded__"):
+        return base64.b64decode(str(value.get("data", "")))
+    return None
 
 
 def parse_result(text: str) -> Any:
@@ -60,12 +65,13 @@ MIME_TYPES: dict[str, str] = {
 }
 
 
-def result_content(content: Any) -> str | list[dict[str, Any]]:
-    """What TOOL_CALL_RESULT carries: the result text, or, when the result holds media with its bytes, AG-UI
-    content parts in order (text and JSON blocks as text parts, media as image/document/video parts)."""
+def result_content(content: Any, text: str) -> str | list[dict[str, Any]]:
+    """What TOOL_CALL_RESULT carries: ``text`` (:func:`result_text` of ``content``), or, when the
+    result holds media with its bytes, AG-UI content parts in order (text and JSON blocks as text parts,
+    media as image/document/video parts)."""
     blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
     if not any(_media_bytes(b) is not None for b in blocks):
-        return result_text(content)
+        return text
     parts: list[dict[str, Any]] = []
     for block in blocks:
         data = _media_bytes(block)
@@ -88,11 +94,9 @@ def _media_bytes(block: Mapping[str, Any]) -> str | None:
         media = block.get(kind)
         if not isinstance(media, Mapping):
             continue
-        raw = (media.get("source") or {}).get("bytes")
-        if isinstance(raw, bytes | bytearray):
+        raw = raw_bytes((media.get("source") or {}).get("bytes"))
+        if raw is not None:
             return base64.b64encode(raw).decode("ascii")
-        if isinstance(raw, Mapping) and raw.get("__bytes_encoded__"):
-            return str(raw.get("data", ""))
     return None
 
 

@@ -26,12 +26,9 @@ from .handlers.tools import ToolHandler
 from .handlers.turns import TurnHandler
 from .machine import CLOSERS, HALTED, INTERNAL_MOVES, build_machine
 from .snapshot import ClientMessages
+from .state_keys import STRANDS_STATE_KEYS
 
 HOOK_ERROR_EVENT = "strands_agui.hook_error"
-STRANDS_STATE_KEYS = frozenset({"agent", "model", "messages", "system_prompt", "tool_config", "event_loop_cycle_id",
-                                "event_loop_parent_cycle_id", "event_loop_cycle_trace", "event_loop_cycle_span",
-                                "request_state", "ag_ui_input"})
-"""Keys Strands (and the adapter) write into invocation_state; never passed through."""
 
 Handle = Callable[[Mapping[str, Any]], list[Item]]
 
@@ -54,7 +51,6 @@ class Translator:
         self.shared_state: Any = _initial_state(input_data.state)
         self.client = client or ClientMessages(input_data.messages)
         self.owner = owner  # a subagent's subagentRunId (None: the run itself, or a node in "steps" mode)
-        self.is_nested = nested
         self.resumes = bool(input_data.resume) and not nested  # continues a parked tool batch (a node: see subagents)
         self.turn = Turn()
         self.open_id = ""  # id of the open envelope (text/reasoning message or tool call)
@@ -67,7 +63,7 @@ class Translator:
         self.interrupts = InterruptHandler(self)
         self.outcome = OutcomeHandler(self)
         self.subagents = SubagentHandler(self)
-        self.machine = build_machine(self)
+        build_machine(self)
         # Strands event -> handler. Events Strands merges the caller's invocation_state into (text, reasoning,
         # tool input, citations) are not read: what they say is read from the raw model chunk before them,
         # which nothing is merged into. An event is handled by its ``type``, else by its only key, else by the

@@ -15,9 +15,8 @@ from typing import Any
 from ag_ui.core import RunAgentInput
 
 from ..config import StrandsAgentConfig, maybe_await
+from ..core.state_keys import AGUI_INPUT_KEY
 from ..errors import RunRefused
-
-AGUI_INPUT_KEY = "ag_ui_input"
 
 
 async def invocation_state(config: StrandsAgentConfig, request: Any, input_data: RunAgentInput,

@@ -32,6 +32,7 @@ from ag_ui.core import (
 
 from ..interrupts import json_safe
 from ..machine import REASONING, STREAMING_TEXT
+from ..results import raw_bytes
 from .base import Handler, Item
 
 
@@ -122,9 +123,6 @@ class TextHandler(Handler):
 
 
 def _bytes(value: Any) -> bytes:
-    """Redacted content: live bytes, or a recorded log's ``__bytes_encoded__`` marker."""
-    if isinstance(value, bytes | bytearray):
-        return bytes(value)
-    if isinstance(value, Mapping) and value.get("__bytes_encoded__"):
-        return base64.b64decode(str(value.get("data", "")))
-    return str(value).encode()
+    """Redacted content: live bytes, a recorded log's ``__bytes_encoded__`` marker, else its text."""
+    raw = raw_bytes(value)
+    return str(value).encode() if raw is None else raw

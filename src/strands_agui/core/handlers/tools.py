@@ -15,7 +15,7 @@ its snapshot, ``skip_messages_snapshot`` or not.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +48,6 @@ class ToolCallRecord:
     chunks: list[str] = field(default_factory=list)  # argument fragments Strands streamed
     tool_input: Any = None
     answered: bool = False  # a TOOL_CALL_RESULT was sent (or the client already holds the result)
-    truncated: bool = False
     wire_id: str = ""  # the toolCallId on the wire: the Strands id, unless this run already showed that id
 
     def __post_init__(self) -> None:
@@ -159,7 +158,6 @@ class ToolHandler(Handler):
         suffix = complete_json(received) if received else ""
         if not suffix:
             return []
-        record.truncated = True
         record.chunks.append(suffix)
         out: list[Item] = [CustomEvent(name=TRUNCATED_EVENT, value={
             "toolCallId": record.wire_id, "toolCallName": record.name, "receivedArgs": received})]
@@ -182,11 +180,10 @@ class ToolHandler(Handler):
         """Frontend calls this run showed and did not answer: the client answers them in its next input."""
         return [r.wire_id for r in self.calls.values() if r.name in self.run.frontend_tools and not r.answered]
 
-    def wire_ids(self, tool_use_ids: list[str]) -> list[str]:
-        """The ids the client holds for these Strands tool-use ids."""
-        return [self.calls[i].wire_id if i in self.calls else i for i in tool_use_ids]
-
-    def forget(self, tool_use_ids: list[str]) -> None:
+    def retract(self, tool_use_ids: list[str], message_ids: Sequence[str] = ()) -> None:
+        """Take these calls (and ``message_ids``) back from what the client holds, and forget the calls."""
+        wire_ids = [self.calls[i].wire_id if i in self.calls else i for i in tool_use_ids]
+        self.run.client.retract([*message_ids, *wire_ids])
         for tool_use_id in tool_use_ids:
             self.calls.pop(tool_use_id, None)
 
@@ -195,10 +192,11 @@ class ToolHandler(Handler):
         config = self.run.config
         results = [b["toolResult"] for b in message.get("content") or []
                    if isinstance(b, Mapping) and isinstance(b.get("toolResult"), Mapping)]
-        out = self.run.subagents.on_results(results, [result_text(r.get("content")) for r in results])
+        texts = [result_text(r.get("content")) for r in results]
+        out = self.run.subagents.on_results(results, texts)
         self.batch, self.snapshot_only = [], False
-        for result in results:
-            out += self._tool_result(result)
+        for result, text in zip(results, texts, strict=True):
+            out += self._tool_result(result, text)
         skip = all(config.behavior(c.tool_name).skip_messages_snapshot for c in self.batch)
         if self.batch and (self.snapshot_only or not skip):
             out.append(MessagesSnapshotEvent(messages=self.run.client.snapshot()))
@@ -207,12 +205,13 @@ class ToolHandler(Handler):
         self.run.fire("receive_results", "message")
         return out
 
-    def _tool_result(self, result: Mapping[str, Any]) -> list[Item]:
+    def _tool_result(self, result: Mapping[str, Any], text: str) -> list[Item]:
+        """One result, ``text`` being :func:`result_text` of its content."""
         run = self.run
         record = self.calls.get(str(result.get("toolUseId")))
         if record is None or record.name in run.frontend_tools:
             return []  # a frontend tool's result comes from the client; an unannounced id has no card to fill
-        text, content = result_text(result.get("content")), result_content(result.get("content"))
+        content = result_content(result.get("content"), text)
         error = (text or "error") if result.get("status") == "error" else None
         self.snapshot_only |= error is not None or not isinstance(content, str)
         message_id = run.new_id()

@@ -38,8 +38,7 @@ class TurnHandler(Handler):
         if not run.turn.shown:
             return []
         out = run.close_open(cause)
-        run.client.retract([*run.turn.message_ids, *run.tools.wire_ids(run.turn.tool_use_ids)])
-        run.tools.forget(run.turn.tool_use_ids)
+        run.tools.retract(run.turn.tool_use_ids, run.turn.message_ids)
         run.turn = Turn()
         return [*out, MessagesSnapshotEvent(messages=run.client.snapshot())]
 
@@ -62,8 +61,7 @@ class TurnHandler(Handler):
         kept = {str(b["toolUse"].get("toolUseId")) for b in blocks if isinstance(b.get("toolUse"), Mapping)}
         dropped = [i for i in run.turn.tool_use_ids if i not in kept]
         if dropped:  # streamed, then not kept (a cancel mid-call)
-            run.client.retract(run.tools.wire_ids(dropped))
-            run.tools.forget(dropped)
+            run.tools.retract(dropped)
             run.turn.tool_use_ids = [i for i in run.turn.tool_use_ids if i in kept]
             run.turn.needs_snapshot = True
         for block in blocks:
