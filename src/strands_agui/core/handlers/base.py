@@ -33,10 +33,14 @@ Item: TypeAlias = BaseEvent | HookCall
 class Turn:
     """What one model turn has shown the client so far."""
 
-    text_message_id: str | None = None
     tool_use_ids: list[str] = field(default_factory=list)
-    message_ids: list[str] = field(default_factory=list)  # every text message the turn opened
+    message_ids: list[str] = field(default_factory=list)  # every text message the turn opened (and kept)
     needs_snapshot: bool = False  # the client's copy of the turn was corrected (the turn's end sends it)
+
+    @property
+    def text_message_id(self) -> str | None:
+        """The turn's latest text message the client holds: the parent of the tool calls that follow it."""
+        return self.message_ids[-1] if self.message_ids else None
 
     @property
     def shown(self) -> bool:

@@ -69,11 +69,15 @@ UNFINISHED = "SUBAGENT_UNFINISHED"
 class Subagent:
     """One open subagent invocation; ``step`` is its step name in "steps" mode."""
 
-    run_id: str
     name: str
     translator: Translator
     step: str | None = None
     cancel_message: str | None = None
+
+    @property
+    def run_id(self) -> str:
+        """Its ``subagentRunId`` ("" for a step: in "steps" mode a node has none)."""
+        return self.translator.owner or ""
 
 
 class SubagentHandler(Handler):
@@ -136,7 +140,7 @@ class SubagentHandler(Handler):
         for interrupt in interrupts:
             known = seen.get(fields(interrupt)[0])
             self.run.interrupts.wait_for([interrupt], known.tool_call_id if known is not None else None,
-                                         sub.run_id or None if sub is not None else None)
+                                         sub.translator.owner if sub is not None else None)
         return out
 
     def on_handoff(self, event: Mapping[str, Any]) -> list[Item]:
@@ -222,7 +226,7 @@ class SubagentHandler(Handler):
             nested.resumes = True
             nested.interrupts.adopt_parked_calls(parked)
         nested.fire("start_run", cause)
-        sub = self.open[key] = Subagent(owner or "", name, nested)
+        sub = self.open[key] = Subagent(name, nested)
         return sub
 
     def _forward(self, sub: Subagent, inner: Any) -> list[Item]:

@@ -68,7 +68,7 @@ class TextHandler(Handler):
         run = self.run
         out = run.close_open("contentBlockDelta")
         run.fire("open_text", "contentBlockDelta")
-        run.open_id = run.turn.text_message_id = run.new_id()
+        run.open_id = run.new_id()
         run.turn.message_ids.append(run.open_id)
         self.text_sink = run.client.open_text(run.open_id, run.owner)
         self.citations = []
