@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from typing import Any
 
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
@@ -118,8 +119,10 @@ def _moves(trace: list[Transition]) -> list[dict[str, str]]:
     return [{"cause": cause, "trigger": trigger, "state": state} for cause, trigger, state in trace]
 
 
-def _trace_event(steps: list[dict[str, Any]]) -> CustomEvent:
-    return CustomEvent(name=TRACE_EVENT, value={"steps": steps})
+def _trace_event(steps: _Steps) -> CustomEvent | None:
+    """The steps not sent yet as one trace event, or None when there are none."""
+    pending = steps.take()
+    return CustomEvent(name=TRACE_EVENT, value={"steps": pending}) if pending else None
 
 
 async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
@@ -130,22 +133,22 @@ async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
     sink = io.StringIO()
     recorder = _StepRecorder(sink, input_data, trace)
     steps = _Steps(recorder)
-    started = False
-    async for event in agent.run(input_data, recorder=recorder, trace=trace, request=request):
-        if not started:  # RUN_STARTED opens the stream; the start's own step follows it
-            started = True
+    # Closed with this generator (RunStream acloses it), so the run's own cleanup runs in this task.
+    async with aclosing(agent.run(input_data, recorder=recorder, trace=trace,  # type: ignore[type-var]
+                                  request=request)) as events:
+        first = await anext(events, None)
+        if first is None:
+            return
+        yield first  # RUN_STARTED opens the stream; the start's own step follows it
+        if (trace_event := _trace_event(steps)) is not None:
+            yield trace_event
+        async for event in events:
+            if (trace_event := _trace_event(steps)) is not None:
+                yield trace_event
+            if isinstance(event, RunFinishedEvent | RunErrorEvent):
+                recorder.close()
+                yield _log_event(sink.getvalue(), max_log_bytes)
             yield event
-            pending = steps.take()
-            if pending:
-                yield _trace_event(pending)
-            continue
-        pending = steps.take()
-        if pending:
-            yield _trace_event(pending)
-        if isinstance(event, RunFinishedEvent | RunErrorEvent):
-            recorder.close()
-            yield _log_event(sink.getvalue(), max_log_bytes)
-        yield event
 
 
 def _log_event(log: str, max_log_bytes: int) -> CustomEvent:

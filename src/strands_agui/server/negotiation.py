@@ -15,8 +15,9 @@ from fastapi import HTTPException, Request
 
 from . import proto
 from .proto import PROTO_MEDIA_TYPE
+from .streaming import SSE
 
-SSE_MEDIA_TYPE = "text/event-stream"
+SSE_MEDIA_TYPE = SSE.media_type  # "text/event-stream"
 PRODUCED_MEDIA_TYPES: tuple[str, ...] = (SSE_MEDIA_TYPE, PROTO_MEDIA_TYPE)
 """Every media type the route can produce, in order of preference on a tie (see :func:`produced_media_types`)."""
 

@@ -22,8 +22,8 @@ Invariants:
   (``: ping``). Frames and pings never interleave mid-frame (one lock, never contended on the hot path).
 * **Back-pressure.** ``send`` suspends while the transport's write buffer is above its high-water mark
   (uvicorn's flow control), and the run is not iterated meanwhile: a slow reader holds at most that buffer
-  plus one frame. A frame still unsent ``stall`` seconds after it was handed over means the reader has
-  stopped: the run is cancelled.
+  plus one frame. A frame still unsent ``stall`` (twice ``keepalive``) seconds after it was handed over means
+  the reader has stopped: the run is cancelled.
 * **Coalescing.** A frame is written at once when no frame was written in the last ``coalesce`` seconds
   (so the first, RUN_STARTED, always is), and so is the terminal frame; any other frame waits, at most
   ``coalesce`` seconds, to go out in one ``send`` with the frames that follow it. A run producing frames
@@ -98,7 +98,7 @@ class RunStream(StreamingResponse):
     media_type = SSE.media_type  # what OpenAPI documents for the route
 
     def __init__(self, events: AsyncIterator[BaseEvent], *, framing: Framing = SSE, keepalive: float = 15.0,
-                 stall: float | None = None, coalesce: float = COALESCE_SECONDS) -> None:
+                 coalesce: float = COALESCE_SECONDS) -> None:
         self.status_code = 200
         self.media_type = framing.media_type
         self.background = None
@@ -106,7 +106,7 @@ class RunStream(StreamingResponse):
         self.events = events
         self.framing = framing
         self.keepalive = keepalive
-        self.stall = stall if stall is not None else 2 * keepalive
+        self.stall = 2 * keepalive
         self.coalesce = min(coalesce, keepalive)
         self._lock = asyncio.Lock()
         self._last = 0.0  # loop time the last frame was handed to ``send``

@@ -34,13 +34,13 @@ from jsonschema import SchemaError
 from jsonschema.validators import validator_for
 
 from ..config import MediaFetchPolicy
-from .media import DOCUMENT_FORMATS, fetch_parts, scheme_problem
+from .media import DOCUMENT_FORMATS, IMAGE_MAGIC, MEDIA_PARTS, fetch_parts, scheme_problem
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 DEFAULT_MAX_MESSAGES = 1_000
 DEFAULT_MAX_DEPTH = 64
 PARSER_MAX_DEPTH = 200  # pydantic_core.from_json refuses deeper documents itself
-IMAGE_FORMATS = ("png", "jpeg", "gif", "webp")  # what Strands' ImageContent accepts
+IMAGE_FORMATS = tuple(mime.removeprefix("image/") for mime in IMAGE_MAGIC)  # png jpeg gif webp: Strands' ImageContent
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what the model providers accept (Bedrock, OpenAI, Anthropic)
 
 Error = dict[str, Any]
@@ -211,7 +211,7 @@ def _message_errors(input_data: RunAgentInput, media: MediaFetchPolicy | None) -
 
 def _part_errors(part: Any, loc: tuple[str | int, ...], media: MediaFetchPolicy | None) -> Iterator[Error]:
     source = getattr(part, "source", None)
-    if part.type not in ("image", "document") or source is None:
+    if part.type not in MEDIA_PARTS or source is None:
         return
     if source.type == "url":
         problem = scheme_problem(source.value, media)

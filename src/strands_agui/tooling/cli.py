@@ -21,7 +21,7 @@ import traceback
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from ag_ui.core import BaseEvent, EventType, RunErrorEvent
+from ag_ui.core import BaseEvent, RunErrorEvent
 
 from .cli_checks import (
     CliError,
@@ -88,9 +88,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     with open_output(args.output) as sink, Recorder(sink, input_data=input_data,
                                                      metadata={"agent": args.agent}) as recorder:
         last = _write(adapter.run(input_data, recorder=recorder), args.format)
-    if isinstance(last, RunErrorEvent) or getattr(last, "type", None) == EventType.RUN_ERROR:
-        print(f"strands-agui: error: the run ended in RUN_ERROR {getattr(last, 'code', None)}: "
-              f"{getattr(last, 'message', '')} (recorded in {args.output})", file=sys.stderr)
+    if isinstance(last, RunErrorEvent):
+        print(f"strands-agui: error: the run ended in RUN_ERROR {last.code}: "
+              f"{last.message} (recorded in {args.output})", file=sys.stderr)
         return RUN_FAILED
     return 0
 

@@ -16,8 +16,9 @@ import logging
 from typing import Any
 
 from ag_ui.core import BaseEvent
+from ag_ui.encoder import AGUI_MEDIA_TYPE
 
-PROTO_MEDIA_TYPE = "application/vnd.ag-ui.event+proto"
+PROTO_MEDIA_TYPE = AGUI_MEDIA_TYPE  # "application/vnd.ag-ui.event+proto"
 MAX_FRAME_BYTES = 10 * 1024 * 1024  # @ag-ui/client's limit for one message
 INSTALL_HINT = "pip install 'strands-agui[proto]'"
 
