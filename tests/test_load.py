@@ -189,3 +189,70 @@ def _stalled(model: CountingModel) -> bool:
     before = model.chunks
     threading.Event().wait(0.3)
     return model.chunks == before
+
+
+def test_pace_runs_between_strands_events_and_a_cancellation_there_lands_inside_strands() -> None:
+    """The endpoint paces a run (``pace``: one loop turn after each Strands event that emitted nothing). A
+    cancellation that arrives while the run is pacing is delivered at Strands' next await, so Strands unwinds
+    its own generators: the model sees CancelledError, and nothing is closed from outside."""
+    from ag_ui.core import RunAgentInput
+
+    model = CountingModel([[Text(" ".join(f"w{i}" for i in range(50)))]], delay=0.0001)
+    agent, ended = _served(model)
+    input_data = RunAgentInput.model_validate(run_input())
+    paces: list[int] = []
+    seen: list[str] = []
+
+    async def pace() -> None:
+        paces.append(model.chunks)
+        if len(paces) == 6:  # mid-stream: cancel the run's task while it is pacing
+            asyncio.current_task().cancel()  # type: ignore[union-attr]
+        await asyncio.sleep(0)
+
+    async def consume() -> None:
+        async for event in agent.run(input_data, pace=pace):
+            seen.append(event.type.value)
+
+    async def main() -> None:
+        task = asyncio.create_task(consume())
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    assert len(paces) == 6 and "TEXT_MESSAGE_CONTENT" in seen
+    assert model.cancelled.is_set(), "the cancellation did not land inside Strands' model call"
+    assert ended.is_set()  # Strands ran its own end of invocation
+    assert "RUN_FINISHED" not in seen and model.chunks < 50
+
+
+def test_an_unpaced_run_never_awaits_between_strands_events() -> None:
+    """Without ``pace`` (a replay, a library caller, the in-process benchmark) nothing is awaited between
+    Strands events beyond Strands' own awaits: pacing is the server's choice."""
+    from ag_ui.core import RunAgentInput
+
+    model = CountingModel([[Text("a b c d")]])  # no delay: the model itself never awaits
+    agent, _ = _served(model)
+    input_data = RunAgentInput.model_validate(run_input())
+    turns = 0
+
+    async def count_turns(stop: asyncio.Event) -> None:
+        nonlocal turns
+        while not stop.is_set():
+            await asyncio.sleep(0)
+            turns += 1
+
+    async def main(pace: Any) -> int:
+        nonlocal turns
+        stop, turns = asyncio.Event(), 0
+        counter = asyncio.create_task(count_turns(stop))
+        await asyncio.sleep(0)
+        start = turns
+        async for _ in agent.run(input_data, pace=pace):
+            pass
+        stop.set()
+        await counter
+        return turns - start
+
+    unpaced = asyncio.run(main(None))
+    paced = asyncio.run(main(lambda: asyncio.sleep(0)))
+    assert paced > unpaced + 5, (paced, unpaced)

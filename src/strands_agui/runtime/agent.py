@@ -9,8 +9,9 @@ is closed (``aclosing``).
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import ExitStack, aclosing
 from typing import Any
 
@@ -42,6 +43,7 @@ RunFacts = Mapping[str, Any]  # {"model": {"model", "provider"}, "models", "stat
 FACTS = ("model", "models", "state_keys", "resumed_nodes", "expires_at")
 Opener = Callable[[Prompt], tuple[Source, Stop, RunFacts]]  # -> Strands events, how to stop them, run facts
 Settle = Callable[[], RunFailure | None]  # after Strands is done, before the terminal event
+Pace = Callable[[], Awaitable[Any]]  # awaited after a Strands event that emitted nothing (a server's fairness)
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
 
 
@@ -70,7 +72,8 @@ class StrandsAgent:
 
     async def run(self, input_data: RunAgentInput, *, recorder: Recorder | None = None,
                   trace: list[tuple[str, str, str]] | None = None, request: Any = None,
-                  invocation_state: Mapping[str, Any] | None = None) -> AsyncIterator[BaseEvent]:
+                  invocation_state: Mapping[str, Any] | None = None,
+                  pace: Pace | None = None) -> AsyncIterator[BaseEvent]:
         """Run the agent for one AG-UI request and yield its AG-UI events (RUN_STARTED first, one terminal last).
 
         ``recorder`` writes the Strands events this run consumed as a replayable log; ``trace`` collects
@@ -105,7 +108,7 @@ class StrandsAgent:
                 recorder.annotate(**facts)
                 return record_stream(stream, recorder), stop, facts
 
-            async for event in self._run(input_data, live, trace, pause.settle):
+            async for event in self._run(input_data, live, trace, pause.settle, pace):
                 yield event
 
     async def replay(self, log: RecordedRun, *, input_data: RunAgentInput | None = None,
@@ -118,8 +121,8 @@ class StrandsAgent:
         async for event in self._run(data, lambda _prompt: (replay_events(log), None, facts), trace):
             yield event
 
-    async def _run(self, input_data: RunAgentInput, open_stream: Opener,
-                   trace: list[tuple[str, str, str]] | None, settle: Settle | None = None) -> AsyncIterator[BaseEvent]:
+    async def _run(self, input_data: RunAgentInput, open_stream: Opener, trace: list[tuple[str, str, str]] | None,
+                   settle: Settle | None = None, pace: Pace | None = None) -> AsyncIterator[BaseEvent]:
         translator = self.translator(input_data, trace)
         for event in translator.start():
             yield event  # type: ignore[misc]
@@ -141,7 +144,7 @@ class StrandsAgent:
             async for event in _end(translator, strands_failure(exc)):
                 yield event
             return
-        async for event in translate(translator, stream, stop, settle):
+        async for event in translate(translator, stream, stop, settle, pace):
             yield event
 
     def _prompt(self, input_data: RunAgentInput, translator: Translator) -> tuple[Prompt, list[BaseEvent]]:
@@ -162,14 +165,15 @@ class StrandsAgent:
 
 
 async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]],
-                    stop: Callable[[], Any] | None = None, settle: Settle | None = None) -> AsyncIterator[BaseEvent]:
+                    stop: Callable[[], Any] | None = None, settle: Settle | None = None,
+                    pace: Pace | None = None) -> AsyncIterator[BaseEvent]:
     """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event.
 
     When the machine halts, ``stop`` (the live agent's ``cancel``) asks Strands to end its run its own way:
     no tool of the batch runs, no model is called again, the stream finishes by itself and nothing more is
     translated. Without ``stop`` (a replay) the source is simply not read further. ``settle`` (the thread's
     pause bookkeeping) runs once Strands is done, before the terminal event, so a client that sees a paused
-    run can resume it at once on any worker."""
+    run can resume it at once on any worker. ``pace`` is awaited after each Strands event that emitted nothing."""
     failure: RunFailure | None = None
     async with aclosing(source):  # type: ignore[type-var]
         while failure is None and not translator.halted:
@@ -181,7 +185,8 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                 failure = strands_failure(exc)
                 break
             try:
-                for item in translator.handle(event):  # no generator per event: most yield 0 or 1 item
+                items = translator.handle(event)
+                for item in items:  # no generator per event: most yield 0 or 1 item
                     if isinstance(item, HookCall):
                         async for out in run_hook(item, translator):
                             yield out
@@ -189,6 +194,12 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                         yield item
             except (MachineError, Exception) as exc:  # noqa: BLE001 - our failure, still a well-formed end
                 failure = adapter_failure(exc)
+                break
+            if not items and pace is not None:
+                try:
+                    await pace()
+                except asyncio.CancelledError:
+                    _cancel_in_strands()
         if translator.halted and stop is not None:
             stop()
             await _drain(source)
@@ -197,6 +208,16 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
         failure = failure or settled
     async for out in _end(translator, failure):
         yield out
+
+
+def _cancel_in_strands() -> None:
+    """A cancellation that reached the run between two Strands events (while pacing) is requested again, so
+    it lands at Strands' next await and Strands unwinds its own generators (closing ``stream_async`` from
+    outside while it is suspended would leave them to the garbage collector)."""
+    task = asyncio.current_task()
+    assert task is not None
+    task.uncancel()
+    task.cancel()
 
 
 async def _nothing() -> AsyncIterator[Mapping[str, Any]]:

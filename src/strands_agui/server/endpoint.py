@@ -15,8 +15,8 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
 * **Validation before the stream** (``validation.py``). While FastAPI reads the body, an oversized
   one is refused (413, whether or not ``Content-Length`` was sent) and so is malformed JSON: not
   UTF-8, a lone surrogate, nesting over ``max_depth``, a U+0000 (422 ``json_invalid``). Then route
-  dependencies run, in this order: the caller's ``dependencies`` (authentication), the Content-Type
-  check (415), the Accept check (406). Then the RunAgentInput is validated (FastAPI's 422, whose
+  dependencies run, in this order: the caller's ``dependencies`` (authentication), then one dependency
+  for the Content-Type (415) and Accept (406) checks. Then the RunAgentInput is validated (FastAPI's 422, whose
   ``loc`` names the field), then what its schema cannot say (message count, image data, tool
   schemas, unanswerable tool results: 422). So a status code is always final before the first
   byte of the stream is sent.
@@ -48,9 +48,9 @@ from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
 from ..runtime.sessions import SessionStore
 from .inspector import inspected_run, wants_inspection
-from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, require_event_stream, require_json_body
+from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, negotiate
 from .proto import INSTALL_HINT, PROTO_MEDIA_TYPE
-from .streaming import COALESCE_SECONDS, FRAMINGS, RunStream, encode_event
+from .streaming import COALESCE_SECONDS, FRAMINGS, RunStream, encode_event, yield_to_loop
 from .validation import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_DEPTH,
@@ -150,13 +150,15 @@ def add_strands_fastapi_endpoint(
 
     async def run_agent(
         request: Request,
+        media_type: Annotated[str, Depends(negotiate)],  # 415, 406: before the body's 422
         input_data: Annotated[RunAgentInput, Depends(validated_run_input)],
-        media_type: Annotated[str, Depends(require_event_stream)],
     ) -> RunStream:
         """The run, streamed in the framing the Accept header chose. Runs only once every dependency has
-        passed. The request reaches the ``invocation_state_provider``."""
-        events = (inspected_run(agent, input_data, request=request) if inspect and wants_inspection(input_data)
-                  else agent.run(input_data, request=request))
+        passed. The request reaches the ``invocation_state_provider``; the run yields to the event loop after
+        each Strands event (``pace``, see ``streaming``: Fairness)."""
+        events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop)
+                  if inspect and wants_inspection(input_data)
+                  else agent.run(input_data, request=request, pace=yield_to_loop))
         return RunStream(events, framing=FRAMINGS[media_type], keepalive=keepalive_seconds,
                          coalesce=coalesce_seconds)
 
@@ -166,8 +168,7 @@ def add_strands_fastapi_endpoint(
         methods=["POST"],
         response_class=RunStream,
         status_code=200,
-        dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ()),
-                      Depends(require_json_body), Depends(require_event_stream)],
+        dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ())],
         route_class_override=run_route(limits, fetch_media),
         name=name or agent.name,
         summary=f"Run {agent.name}",

@@ -129,3 +129,11 @@ async def require_event_stream(request: Request) -> str:
             detail=f"Not acceptable: {accept!r}. This endpoint produces {', '.join(produced)}.{hint}",
         )
     return chosen
+
+
+async def negotiate(request: Request) -> str:
+    """The run route's one content negotiation dependency: 415 unless the body is declared JSON
+    (:func:`require_json_body`), then the media type to answer with, or 406 (:func:`require_event_stream`).
+    One dependency, not two: FastAPI's cost per dependency is paid on every request."""
+    await require_json_body(request)
+    return await require_event_stream(request)

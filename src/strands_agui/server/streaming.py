@@ -30,10 +30,11 @@ Invariants:
   faster than one per ``coalesce`` (a fast model, a busy server) costs one write per ``coalesce``, not one
   per event; a slower one is written frame by frame. Frames still waiting at their deadline are written by
   the watcher, whose one wake-up is moved (not a timer per frame). ``coalesce=0`` writes every frame at once.
-* **Fairness.** After each event the stream yields to the loop once (a loop turn, no timer). So a run
-  never holds the loop for more than one event's work, even with a model that streams without awaiting,
-  and on a busy server each loop turn carries half a model chunk's work per stream, not a whole one: a new
-  request's first step, which writes RUN_STARTED, waits behind less.
+* **Fairness.** After each AG-UI event the stream yields to the loop once (a loop turn, no timer), and the
+  endpoint runs the agent with ``pace=yield_to_loop``, so the run does the same after each Strands event that
+  produced no AG-UI event. One Strands event's work is then one loop step: a run never holds the loop longer,
+  even with a model that streams without awaiting, and on a busy server each loop turn is short, so a new
+  request's first step, which writes RUN_STARTED, waits behind less (``docs/benchmarks.md``).
 * **Ends.** The frames end after the run's one terminal event (RUN_FINISHED or RUN_ERROR). An event that
   fails to encode becomes RUN_ERROR ``ENCODING_ERROR`` and ends the run; a run that raises, or stops
   without a terminal event, gets a RUN_ERROR ``ADAPTER_ERROR``. When ``__call__`` returns, the run is
@@ -44,7 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from ag_ui.core import BaseEvent, EventType, RunErrorEvent
@@ -69,6 +70,11 @@ def encode_event(event: BaseEvent) -> str:
     Raises whatever pydantic raises for a value it cannot serialize.
     """
     return event.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def yield_to_loop() -> Awaitable[None]:
+    """One turn of the event loop: what the stream and its run give other requests between events."""
+    return asyncio.sleep(0)
 
 
 def sse_frame(event: BaseEvent) -> bytes:
@@ -173,7 +179,7 @@ class RunStream(StreamingResponse):
                 elif len(self._pending) == 1:
                     self._wake_at(self._flushed + self.coalesce)  # the watcher writes it if no frame follows
                 if not ended:
-                    await asyncio.sleep(0)  # fairness: one event's work per loop turn
+                    await yield_to_loop()  # fairness: one event's work per loop turn
         except Exception as exc:  # noqa: BLE001 - mid-stream nothing may escape as a 500
             if not self._in_run:
                 raise
