@@ -199,13 +199,16 @@ class Translator:
         return [RawEvent(event=payload, source="strands")] if payload else []
 
     def on_raw_chunk(self, event: Mapping[str, Any]) -> list[Item]:
-        """A raw model chunk (``event``): the model's own words, before Strands' typed event for them."""
+        """A raw model chunk (``event``): the model's own words, before Strands' typed event for them. A chunk
+        is one of Strands' ``StreamEvent`` keys; its first key with a handler is handled (the hot path: one
+        chunk per delta, so a plain ``dict`` is recognised without the ``Mapping`` ABC check)."""
         chunk = event["event"]
-        if not isinstance(chunk, Mapping):
+        if type(chunk) is not dict and not isinstance(chunk, Mapping):
             return []
-        for key, handler in self.by_chunk.items():
-            if isinstance(chunk.get(key), Mapping):
-                return handler(chunk[key])
+        for key, value in chunk.items():
+            handler = self.by_chunk.get(key)
+            if handler is not None and (type(value) is dict or isinstance(value, Mapping)):
+                return handler(value)
         return []
 
     def on_block_start(self, start: Mapping[str, Any]) -> list[Item]:
@@ -214,11 +217,12 @@ class Translator:
 
     def on_block_delta(self, block: Mapping[str, Any]) -> list[Item]:
         delta = block.get("delta")
-        if not isinstance(delta, Mapping):
+        if type(delta) is not dict and not isinstance(delta, Mapping):
             return []
-        for key, handler in self.by_delta.items():
-            if key in delta:
-                return handler(delta[key])
+        for key, value in delta.items():  # one key: text, toolUse, reasoningContent, citation
+            handler = self.by_delta.get(key)
+            if handler is not None:
+                return handler(value)
         return []
 
     def on_block_stop(self, stop: Mapping[str, Any]) -> list[Item]:
