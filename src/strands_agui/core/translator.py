@@ -181,6 +181,8 @@ class Translator:
         kind = event.get("type")
         if isinstance(kind, str) and kind in self.by_type:
             return self.by_type[kind](event)
+        if "delta" in event:  # the typed twin of a raw chunk, read from the chunk already (unmapped, never RAW)
+            return []
         if len(event) == 1:
             handler = self.by_key.get(next(iter(event)))
             return handler(event) if handler is not None else self.unmapped(event)
