@@ -6,6 +6,8 @@
 * ``POST /upstream/{chat,tool}``: ``ag_ui_strands==1.0.2`` (its own ``add_strands_fastapi_endpoint``)
 * ``GET /ping``
 
+``--adapter ours`` or ``--adapter upstream`` serves only that adapter (``make bench`` runs one process each).
+
 Both adapters get the same template ``strands.Agent`` (same model object, same tools) for a workload.
 The model is scripted and yields to the event loop before each chunk, as a network-bound model does,
 without waiting any wall time: what is measured is the adapters and the server, not a model.
@@ -61,16 +63,22 @@ def templates() -> dict[str, Agent]:
     }
 
 
-def create_app(coalesce: float = COALESCE_SECONDS) -> FastAPI:
-    """Both adapters, every workload; ``coalesce`` is our endpoint's ``coalesce_seconds``."""
-    import ag_ui_strands  # the bench extra: never a runtime dependency
+ADAPTERS = ("ours", "upstream")
 
+
+def create_app(coalesce: float = COALESCE_SECONDS, adapters: tuple[str, ...] = ADAPTERS) -> FastAPI:
+    """Every workload served by ``adapters`` (both by default); ``coalesce`` is our endpoint's
+    ``coalesce_seconds``."""
     app = FastAPI()
     for name, template in templates().items():
-        add_strands_fastapi_endpoint(app, StrandsAgent(template, name=f"ours_{name}"), f"/ours/{name}",
-                                     coalesce_seconds=coalesce)
-        upstream = ag_ui_strands.StrandsAgent(template, name=f"upstream_{name}")
-        ag_ui_strands.add_strands_fastapi_endpoint(app, upstream, f"/upstream/{name}")
+        if "ours" in adapters:
+            add_strands_fastapi_endpoint(app, StrandsAgent(template, name=f"ours_{name}"), f"/ours/{name}",
+                                         coalesce_seconds=coalesce)
+        if "upstream" in adapters:
+            import ag_ui_strands  # the bench extra: never a runtime dependency
+
+            upstream = ag_ui_strands.StrandsAgent(template, name=f"upstream_{name}")
+            ag_ui_strands.add_strands_fastapi_endpoint(app, upstream, f"/upstream/{name}")
 
     @app.get("/ping")
     async def ping() -> dict[str, str]:
@@ -83,8 +91,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--coalesce", type=float, default=COALESCE_SECONDS)
+    parser.add_argument("--adapter", choices=ADAPTERS, help="serve only this adapter (default: both)")
     opts = parser.parse_args()
-    uvicorn.run(create_app(opts.coalesce), host="127.0.0.1", port=opts.port, log_level="warning", access_log=False)
+    app = create_app(opts.coalesce, (opts.adapter,) if opts.adapter else ADAPTERS)
+    uvicorn.run(app, host="127.0.0.1", port=opts.port, log_level="warning", access_log=False)
 
 
 if __name__ == "__main__":

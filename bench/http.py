@@ -1,9 +1,10 @@
 """``make bench`` (HTTP part): strands-agui beside ``ag_ui_strands==1.0.2``, served over loopback, side by side.
 
-The server (``bench/apps.py``) runs in its own process and serves the same Strands agent through both
-adapters. This process is the load: ``--clients`` keep-alive connections, each posting runs back to back
-on new threads. Many short rounds alternate the adapters (ours first in even rounds, upstream first in odd
-ones) and every workload is measured in every round, so both see the same machine conditions even on a
+Each adapter is served by its own uvicorn process (``bench/apps.py --adapter``), with the same Strands agent
+and model, so neither adapter's garbage or heap growth is collected on the other's time (``--shared``: one
+process serves both, as before). This process is the load: ``--clients`` keep-alive connections, each
+posting runs back to back on new threads. Rounds alternate the adapters (ours first in even rounds, upstream
+first in odd ones) and every workload is measured in every round, so both see the same machine conditions even on a
 machine whose load drifts.
 
 Per adapter and workload: served runs/s (completed runs / wall time of the round), time to first
@@ -123,8 +124,12 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _start_server(port: int, coalesce: float | None = None) -> subprocess.Popen[bytes]:
+Server = tuple[int, int]  # (port, pid)
+
+
+def _start_server(port: int, coalesce: float | None = None, adapter: str | None = None) -> subprocess.Popen[bytes]:
     knobs = [] if coalesce is None else ["--coalesce", str(coalesce)]
+    knobs += [] if adapter is None else ["--adapter", adapter]
     server = subprocess.Popen([sys.executable, "-m", "bench.apps", "--port", str(port), *knobs])
     deadline = time.monotonic() + 30
     while True:
@@ -141,15 +146,17 @@ def _start_server(port: int, coalesce: float | None = None) -> subprocess.Popen[
         time.sleep(0.2)
 
 
-async def measure(port: int, rounds: int, runs: int, clients: int, pid: int = 0) -> dict[tuple[str, str], Tally]:
+async def measure(servers: dict[str, Server], rounds: int, runs: int, clients: int) -> dict[tuple[str, str], Tally]:
+    """``servers``: adapter -> (port, pid) of the process serving it (one process may serve both)."""
     tallies = {(a, w): Tally() for a in ADAPTERS for w in WORKLOADS}
     for workload in WORKLOADS:  # warm-up: imports, caches, first connections
         for adapter in ADAPTERS:
-            await _round(port, f"/{adapter}/{workload}", workload, clients, clients, Tally())
+            await _round(servers[adapter][0], f"/{adapter}/{workload}", workload, clients, clients, Tally())
     for r in range(rounds):
         order = ADAPTERS if r % 2 == 0 else ADAPTERS[::-1]
         for workload in WORKLOADS:
             for adapter in order:
+                port, pid = servers[adapter]
                 await _round(port, f"/{adapter}/{workload}", workload, runs, clients, tallies[adapter, workload], pid)
         print(f"  round {r + 1}/{rounds} done", file=sys.stderr)
     return tallies
@@ -171,21 +178,31 @@ def report(tallies: dict[tuple[str, str], Tally], clients: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=16)
-    parser.add_argument("--runs", type=int, default=128, help="runs per adapter, workload and round")
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=768, help="runs per adapter, workload and round")
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--coalesce", type=float, default=None,
                         help="our endpoint's coalesce_seconds (default: the library's default)")
+    parser.add_argument("--shared", action="store_true",
+                        help="serve both adapters from one process (default: one process each)")
     opts = parser.parse_args()
-    port = _free_port()
-    server = _start_server(port, opts.coalesce)
-    load = os.getloadavg()[0]
+    started: dict[str, subprocess.Popen[bytes]] = {}
+    servers: dict[str, Server] = {}
     try:
-        tallies = asyncio.run(measure(port, opts.rounds, opts.runs, opts.clients, server.pid))
+        for adapter in (None,) if opts.shared else ADAPTERS:
+            port = _free_port()
+            server = _start_server(port, opts.coalesce, adapter)
+            started[adapter or "both"] = server
+            for served in ADAPTERS if adapter is None else (adapter,):
+                servers[served] = (port, server.pid)
+        load = os.getloadavg()[0]
+        tallies = asyncio.run(measure(servers, opts.rounds, opts.runs, opts.clients))
     finally:
-        server.terminate()
-        server.wait(10)
+        for server in started.values():
+            server.terminate()
+            server.wait(10)
     print(report(tallies, opts.clients))
+    print("servers: " + ("one process for both adapters (--shared)" if opts.shared else "one process per adapter"))
     print(f"machine: {os.cpu_count()} CPUs, 1-minute load average {load:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end")
 

@@ -27,4 +27,14 @@ def pytest_configure(config) -> None:
 
     from strands_agui.runtime.sessions import SESSIONS_ENV
 
-    os.environ[SESSIONS_ENV] = tempfile.mkdtemp(prefix="strands-agui-sessions-")
+    config.strands_agui_sessions = tempfile.mkdtemp(prefix="strands-agui-sessions-")
+    os.environ[SESSIONS_ENV] = config.strands_agui_sessions
+
+
+def pytest_unconfigure(config) -> None:
+    """The session's temporary pause directory goes with it."""
+    import shutil
+
+    path = getattr(config, "strands_agui_sessions", None)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
