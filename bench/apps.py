@@ -24,6 +24,7 @@ import uvicorn
 from fastapi import FastAPI
 from strands import Agent, tool
 
+from bench.http import ADAPTERS
 from strands_agui import StrandsAgent
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.server.streaming import COALESCE_SECONDS
@@ -61,9 +62,6 @@ def templates() -> dict[str, Agent]:
         "chat": Agent(model=YieldingModel(lambda _messages: [Text(ANSWER)]), callback_handler=None),
         "tool": Agent(model=YieldingModel(_tool_turn), tools=[weather], callback_handler=None),
     }
-
-
-ADAPTERS = ("ours", "upstream")
 
 
 def create_app(coalesce: float = COALESCE_SECONDS, adapters: tuple[str, ...] = ADAPTERS) -> FastAPI:

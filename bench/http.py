@@ -186,19 +186,19 @@ def main() -> None:
     parser.add_argument("--shared", action="store_true",
                         help="serve both adapters from one process (default: one process each)")
     opts = parser.parse_args()
-    started: dict[str, subprocess.Popen[bytes]] = {}
+    started: list[subprocess.Popen[bytes]] = []
     servers: dict[str, Server] = {}
     try:
         for adapter in (None,) if opts.shared else ADAPTERS:
             port = _free_port()
             server = _start_server(port, opts.coalesce, adapter)
-            started[adapter or "both"] = server
+            started.append(server)
             for served in ADAPTERS if adapter is None else (adapter,):
                 servers[served] = (port, server.pid)
         load = os.getloadavg()[0]
         tallies = asyncio.run(measure(servers, opts.rounds, opts.runs, opts.clients))
     finally:
-        for server in started.values():
+        for server in started:
             server.terminate()
             server.wait(10)
     print(report(tallies, opts.clients))
