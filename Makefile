@@ -1,7 +1,8 @@
 # strands-agui developer entry points. `make test` is all a fresh clone needs.
 #   make deps      .venv (pip install -e '.[dev]') + the official-client oracle's node packages
 #   make tools     system tools (graphviz `dot`, chromium; node/npm if absent) via apt-get when missing
-#   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
+#   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow;
+#                  PYTEST_ARGS='-m "not slow"' skips the tests over ~5 s)
 #   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
 #   make proto     regenerate server/proto/agui_v1/*_pb2.py(i) from the vendored AG-UI .proto files
@@ -44,7 +45,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo
 all: test
 
 help:
-	@sed -n '1,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,15p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
