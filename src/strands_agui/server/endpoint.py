@@ -60,6 +60,7 @@ from .validation import (
     run_route,
     validated_run_input,
 )
+from .versions import framing_for
 
 __all__ = [
     "SSE_MEDIA_TYPE",
@@ -159,7 +160,8 @@ def add_strands_fastapi_endpoint(
         events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop)
                   if inspect and wants_inspection(input_data)
                   else agent.run(input_data, request=request, pace=yield_to_loop))
-        return RunStream(events, framing=FRAMINGS[media_type], keepalive=keepalive_seconds,
+        framing = framing_for(FRAMINGS[media_type], input_data.protocol_version)  # the client's generation
+        return RunStream(events, framing=framing, keepalive=keepalive_seconds,
                          coalesce=coalesce_seconds)
 
     app.router.add_api_route(
