@@ -38,7 +38,7 @@ from .streaming import PROTO, Framing
 
 logger = logging.getLogger(__name__)
 
-_NUMERIC = re.compile(r"\d+(\.\d+)*")
+_NUMERIC = re.compile(r"\d{1,9}(\.\d{1,9}){0,7}")  # longer is unreadable (treated as newer), never a crash
 LEGACY_PROTO_CUSTOM = frozenset({
     EventType.TOOL_CALL_RESULT, EventType.ACTIVITY_SNAPSHOT, EventType.ACTIVITY_DELTA,
     EventType.REASONING_START, EventType.REASONING_MESSAGE_START, EventType.REASONING_MESSAGE_CONTENT,
@@ -50,7 +50,9 @@ the frame, so a 0.0.x client reading protobuf gets each as a CUSTOM event named 
 
 
 def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split("."))
+    """``"1.0"``, ``"1.0.0"`` -> ``(1, 0, 0)``: padded, so a longer spelling of the same version is equal."""
+    parts = [int(part) for part in text.split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def speaks_legacy(declared: str | None) -> bool:
@@ -63,7 +65,7 @@ def speaks_legacy(declared: str | None) -> bool:
         return True
     if not _NUMERIC.fullmatch(declared) or _version(declared) > _version(PROTOCOL_VERSION):
         logger.warning("the client declared AG-UI protocol version %r; this server speaks %s: proceeding",
-                       declared, PROTOCOL_VERSION)
+                       declared[:40], PROTOCOL_VERSION)
     return False
 
 
