@@ -30,17 +30,19 @@ import asyncio
 import enum
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol
 
-from ag_ui.core import BaseEvent, EventType, RunErrorEvent
+from ag_ui.core import EventType, RunErrorEvent
 
 logger = logging.getLogger("strands_agui.server.streaming")  # the served runs' one logger, as before the driver
 
 TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 UNWIND_LIMIT = 10_000  # events a cancelled run may still yield before it is closed outright
 
-Encode = Callable[[BaseEvent], bytes]
-"""The one encoding step: an AG-UI event -> the bytes of its frame (raises when it cannot serialize)."""
+Encode = Callable[[Any], bytes]
+"""The one encoding step: an AG-UI event (or a stored one, ``server/events.Stored``) -> the bytes of its
+frame; raises when it cannot serialize. The only place a transport's framing (and a protocol version's
+shape) applies."""
 
 
 class Phase(enum.Enum):
@@ -88,7 +90,7 @@ def yield_to_loop() -> Awaitable[None]:
 class RunDriver:
     """Drive one run to a sink; see ``streaming`` for the invariants it keeps."""
 
-    def __init__(self, events: AsyncIterator[BaseEvent], encode: Encode, sink: Sink, *, keepalive: float,
+    def __init__(self, events: AsyncIterator[Any], encode: Encode, sink: Sink, *, keepalive: float,
                  coalesce: float, keepalive_frame: bytes | None,
                  linger: Callable[[], Awaitable[str]] | None = None) -> None:
         self.events, self.encode, self.sink = events, encode, sink
@@ -149,7 +151,7 @@ class RunDriver:
         finally:
             await run.aclose()  # type: ignore[attr-defined]
 
-    async def _frames(self, run: AsyncIterator[BaseEvent]) -> None:
+    async def _frames(self, run: AsyncIterator[Any]) -> None:
         loop = asyncio.get_running_loop()
         ended = False
         failure = "the run stopped without RUN_FINISHED or RUN_ERROR"
@@ -270,7 +272,7 @@ class RunDriver:
         host.cancel()
 
 
-def encode_or_error(encode: Encode, event: BaseEvent) -> tuple[bytes, bool]:
+def encode_or_error(encode: Encode, event: Any) -> tuple[bytes, bool]:
     """The frame for ``event`` and whether it ends the run. An event that cannot be serialized becomes a
     RUN_ERROR ``ENCODING_ERROR`` frame, which ends the run."""
     try:
@@ -282,7 +284,7 @@ def encode_or_error(encode: Encode, event: BaseEvent) -> tuple[bytes, bool]:
         return encode(RunErrorEvent(message=message, code="ENCODING_ERROR")), True
 
 
-async def unwind(run: AsyncIterator[BaseEvent]) -> None:
+async def unwind(run: AsyncIterator[Any]) -> None:
     """End a run that is suspended at a ``yield`` (its consumer was cancelled while writing) at Strands' next
     await: resume it with a cancellation pending and discard what it still yields. A run that keeps
     yielding without ever awaiting is closed after ``UNWIND_LIMIT`` events."""

@@ -50,6 +50,7 @@ from ..runtime.sessions import SessionStore
 from .inspector import inspected_run, wants_inspection
 from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, negotiate
 from .proto import INSTALL_HINT, PROTO_MEDIA_TYPE
+from .resumable import Resumable, add_run_routes, from_environment
 from .streaming import COALESCE_SECONDS, FRAMINGS, RunStream, encode_event, yield_to_loop
 from .validation import (
     DEFAULT_MAX_BODY_BYTES,
@@ -121,6 +122,7 @@ def add_strands_fastapi_endpoint(
     name: str | None = None,
     inspect: bool = False,
     fetch_media: MediaFetchPolicy | None = None,
+    resumable: bool | Resumable | None = None,
 ) -> None:
     """Register ``POST path``: a RunAgentInput body in, the run's AG-UI events out as SSE (or the protobuf
     framing, when the Accept header prefers it and ``protobuf`` is installed).
@@ -140,9 +142,15 @@ def add_strands_fastapi_endpoint(
     lets a request ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``;
     development servers only: it shows the raw Strands events). ``fetch_media`` (off when None) lets image and
     document parts given by URL be fetched before the run, refusing private, loopback and link-local addresses
-    (``server/media.py``); without it such a part is refused (422).
+    (``server/media.py``); without it such a part is refused (422). ``resumable`` (``True``: events in memory;
+    a :class:`~strands_agui.server.resumable.Resumable` names the event store and ``detach_seconds``) numbers
+    and stores every event, so a client can reconnect (``GET path/runs/{runId}/events`` with
+    ``Last-Event-ID``) and cancel (``POST path/runs/{runId}/cancel``); see ``docs/transport.md``. None: as
+    ``strands-agui serve --resumable`` says (off without it).
     """
     _check_settings(keepalive_seconds, coalesce_seconds)
+    runs = from_environment() if resumable is None else Resumable() if resumable is True else (resumable or None)
+    route_dependencies = [*([Depends(auth)] if auth is not None else ()), *(dependencies or ())]
     limits = RequestLimits(max_body_bytes, max_messages, max_depth)
     if invocation_state_provider is not None:  # the endpoint's provider is the run's (runtime/invocation.py)
         agent = copy.copy(agent)
@@ -156,11 +164,14 @@ def add_strands_fastapi_endpoint(
         """The run, streamed in the framing the Accept header chose. Runs only once every dependency has
         passed. The request reaches the ``invocation_state_provider``; the run yields to the event loop after
         each Strands event (``pace``, see ``streaming``: Fairness)."""
-        events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop)
+        tap = await runs.start(input_data, None) if runs is not None else None  # 409, 503: before the stream
+        cancel = tap.cancel if tap else None
+        events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop, cancel=cancel)
                   if inspect and wants_inspection(input_data)
-                  else agent.run(input_data, request=request, pace=yield_to_loop))
-        return RunStream(events, framing=FRAMINGS[media_type], keepalive=keepalive_seconds,
-                         coalesce=coalesce_seconds)
+                  else agent.run(input_data, request=request, pace=yield_to_loop, cancel=cancel))
+        if tap is not None:
+            return tap.stream(events, FRAMINGS[media_type], keepalive=keepalive_seconds, coalesce=coalesce_seconds)
+        return RunStream(events, framing=FRAMINGS[media_type], keepalive=keepalive_seconds, coalesce=coalesce_seconds)
 
     app.router.add_api_route(
         path,
@@ -168,7 +179,7 @@ def add_strands_fastapi_endpoint(
         methods=["POST"],
         response_class=RunStream,
         status_code=200,
-        dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ())],
+        dependencies=route_dependencies,
         route_class_override=run_route(limits, fetch_media),
         name=name or agent.name,
         summary=f"Run {agent.name}",
@@ -178,11 +189,15 @@ def add_strands_fastapi_endpoint(
 
     async def agent_capabilities() -> dict[str, Any]:
         """The agent's AG-UI ``AgentCapabilities`` (see ``runtime/capabilities.py``)."""
-        return capabilities(agent).model_dump(mode="json", by_alias=True, exclude_none=True)
+        return capabilities(agent, resumable=runs is not None).model_dump(mode="json", by_alias=True,
+                                                                          exclude_none=True)
 
+    if runs is not None:
+        add_run_routes(app, path, runs, dependencies=route_dependencies, name=name or agent.name,
+                       keepalive=keepalive_seconds, coalesce=coalesce_seconds)
     app.add_api_route(f"{path.rstrip('/')}/capabilities", agent_capabilities, methods=["GET"],
-                      dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ())],
-                      name=f"{name or agent.name}_capabilities", summary=f"What {agent.name} can do")
+                      dependencies=route_dependencies, name=f"{name or agent.name}_capabilities",
+                      summary=f"What {agent.name} can do")
     _document_message_roles(app)
 
 
@@ -220,14 +235,15 @@ def create_strands_app(
     ping_path: str | None = _UNSET,
     api_docs: bool = True,
     fetch_media: MediaFetchPolicy | None = None,
+    resumable: bool | Resumable | None = None,
 ) -> FastAPI:
     """A FastAPI app that serves ``agent`` at ``POST path``, with ``GET health_path`` returning
     ``{"status": "ok"}`` (unauthenticated; pass None for no health route).
 
     ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
     :class:`~strands_agui.runtime.sessions.FileSessions`). ``auth``, ``dependencies``,
-    ``invocation_state_provider``, ``fetch_media``, the limits, ``keepalive_seconds`` and ``coalesce_seconds`` are
-    those of :func:`add_strands_fastapi_endpoint`.
+    ``invocation_state_provider``, ``fetch_media``, the limits, ``keepalive_seconds``, ``coalesce_seconds`` and
+    ``resumable`` are those of :func:`add_strands_fastapi_endpoint`.
 
     CORS is off unless ``cors_origins`` is given. Then exactly those origins may call the app (GET and
     POST, any request header, no credentials). There is never a wildcard origin.
@@ -259,6 +275,7 @@ def create_strands_app(
         app, agent, path, dependencies=dependencies, auth=auth, invocation_state_provider=invocation_state_provider,
         max_body_bytes=max_body_bytes, max_messages=max_messages, max_depth=max_depth,
         keepalive_seconds=keepalive_seconds, coalesce_seconds=coalesce_seconds, fetch_media=fetch_media,
+        resumable=resumable,
     )
     return app
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
@@ -98,27 +99,31 @@ class RunStream(StreamingResponse):
     """Stream one run's events with ``framing``; see the module docstring for the invariants.
 
     ``encode`` replaces ``framing.frame`` (a resumable run's frames carry ids); ``linger`` makes the run
-    outlive its reader (see :class:`~strands_agui.server.driver.RunDriver`)."""
+    outlive its reader (see :class:`~strands_agui.server.driver.RunDriver`); ``before_write`` is awaited
+    before each write (a resumable run's store, ``server/resumable.py``)."""
 
     media_type = SSE.media_type  # what OpenAPI documents for the route
 
-    def __init__(self, events: AsyncIterator[BaseEvent], *, framing: Framing = SSE, keepalive: float = 15.0,
+    def __init__(self, events: AsyncIterator[Any], *, framing: Framing = SSE, keepalive: float = 15.0,
                  coalesce: float = COALESCE_SECONDS, encode: Encode | None = None,
-                 linger: Callable[[], Awaitable[str]] | None = None, headers: dict[str, str] | None = None) -> None:
+                 linger: Callable[[], Awaitable[str]] | None = None,
+                 before_write: Callable[[], Awaitable[None]] | None = None) -> None:
         self.status_code = 200
         self.media_type = framing.media_type
         self.background = None
-        self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **(headers or {})})
+        self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         self.events = events
         self.framing = framing
         self.encode = encode or framing.frame
         self.keepalive = keepalive
         self.coalesce = coalesce
         self.linger = linger
+        self.before_write = before_write
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        driver = RunDriver(self.events, self.encode, AsgiSink(receive, send), keepalive=self.keepalive,
+        sink = AsgiSink(receive, send, self.before_write)
+        driver = RunDriver(self.events, self.encode, sink, keepalive=self.keepalive,
                            coalesce=self.coalesce, keepalive_frame=self.framing.keepalive, linger=self.linger)
         await driver.drive()
 
@@ -126,10 +131,12 @@ class RunStream(StreamingResponse):
 class AsgiSink:
     """The driver's :class:`~strands_agui.server.driver.Sink` on an ASGI response that has started."""
 
-    def __init__(self, receive: Receive, send: Send) -> None:
-        self.receive, self.send = receive, send
+    def __init__(self, receive: Receive, send: Send, before_write: Callable[[], Awaitable[None]] | None = None) -> None:
+        self.receive, self.send, self.before_write = receive, send, before_write
 
     async def write(self, body: bytes) -> None:
+        if self.before_write is not None:
+            await self.before_write()  # a resumable run's events are stored before the reader holds their ids
         await self.send({"type": "http.response.body", "body": body, "more_body": True})
 
     async def gone(self) -> None:
