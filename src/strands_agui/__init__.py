@@ -13,8 +13,8 @@ from .config import (
 )
 from .errors import ERROR_CODES
 from .runtime.agent import StrandsAgent
+from .runtime.runlog import RecordedRun, Recorder, read_log
 from .runtime.sessions import FileSessions, SessionStore
-from .tooling.recording import RecordedRun, Recorder, read_log
 from .tooling.replay import replay, replay_to_list
 
 __all__ = [
