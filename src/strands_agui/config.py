@@ -48,7 +48,7 @@ when the run comes through the endpoint, else None."""
 class CancelContext:
     """What ``StrandsAgentConfig.on_cancel`` gets when a run is cancelled by id, once Strands has stopped:
     the run's input, the messages the client holds at that point (input messages, then the run's own, as a
-    ``MESSAGES_SNAPSHOT`` carries them) and the shared state."""
+    ``MESSAGES_SNAPSHOT`` carries them: camelCase dicts) and the shared state."""
 
     input_data: RunAgentInput
     messages: list[Any]

@@ -241,7 +241,9 @@ class Cancellation:
         """Run ``on_cancel`` (after Strands stopped); its failure is a ``hook_error``, never the end of the run."""
         if self.on_cancel is None:
             return
-        context = CancelContext(translator.input, translator.client.snapshot(), translator.shared_state)
+        messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(m, "model_dump") else m
+                    for m in translator.client.snapshot()]
+        context = CancelContext(translator.input, messages, translator.shared_state)
         try:
             await maybe_await(self.on_cancel(context))
         except Exception as exc:  # noqa: BLE001 - a user hook's failure is reported, never fatal

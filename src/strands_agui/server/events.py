@@ -27,7 +27,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ag_ui.core import EventType
 
@@ -67,6 +67,15 @@ class Stored:
         return EventType(self.kind)
 
 
+class Bounds(NamedTuple):
+    """The numbers of the oldest event still kept (1 unless the log was capped) and of the newest, and
+    whether the newest is the run's terminal event."""
+
+    first: int
+    last: int
+    ended: bool
+
+
 class RunLog(Protocol):
     """The running worker's side of one run's log."""
 
@@ -102,8 +111,8 @@ class EventStore(Protocol):
         """Ask the run's worker to cancel it: ``requested``, ``ended`` (nothing to cancel) or ``unknown``
         (also another principal's run)."""
 
-    async def bounds(self, run_id: str) -> tuple[int, int]:
-        """The numbers of the oldest event still kept (1 unless the log was capped) and of the newest."""
+    async def bounds(self, run_id: str) -> Bounds:
+        """What the run's log holds now."""
 
 
 # ----------------------------------------------------------------------------- in memory
@@ -149,9 +158,11 @@ class MemoryEvents:
         run = self._get(run_id)
         return run is not None and run.principal == principal
 
-    async def bounds(self, run_id: str) -> tuple[int, int]:
+    async def bounds(self, run_id: str) -> Bounds:
         run = self._get(run_id)
-        return (1, 0) if run is None else (run.dropped + 1, run.dropped + len(run.events))
+        if run is None or not run.events:
+            return Bounds(1, 0, False)
+        return Bounds(run.dropped + 1, run.dropped + len(run.events), run.events[-1].terminal)
 
     async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored]:
         run = self._get(run_id)
@@ -260,7 +271,7 @@ class RedisEvents:
         owner = await self._call(lambda r: r.hget(self.key(run_id, "meta"), "principal"))
         return owner is not None and owner == (principal or "")
 
-    async def bounds(self, run_id: str) -> tuple[int, int]:
+    async def bounds(self, run_id: str) -> Bounds:
         def commands(r: Any) -> Any:
             pipe = r.pipeline(transaction=False)
             pipe.xrange(self.key(run_id), count=1)
@@ -268,7 +279,9 @@ class RedisEvents:
             return pipe.execute()
 
         oldest, newest = await self._call(commands)
-        return (_number(oldest[0][0]) if oldest else 1), (_number(newest[0][0]) if newest else 0)
+        if not newest:
+            return Bounds(1, 0, False)
+        return Bounds(_number(oldest[0][0]), _number(newest[0][0]), newest[0][1]["t"] in TERMINAL_TYPES)
 
     async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored]:
         stream, position = self.key(run_id), {self.key(run_id): f"{after}-0"}

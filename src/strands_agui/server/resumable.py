@@ -28,7 +28,7 @@ from typing import Annotated, Any
 
 from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
 from fastapi import Depends, FastAPI, Header, HTTPException, params
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.sse import format_sse_event
 
 from .driver import TERMINAL, Encode
@@ -96,14 +96,16 @@ class Resumable:
         if not found:
             raise HTTPException(404, f"no run {run_id!r}: unknown, expired, or not yours")
 
-    async def replay_from(self, run_id: str, last_event_id: str | None) -> int:
-        """The number after which a reconnect streams: 400 for an id that is not this run's, 404 when the
-        events after it are no longer kept."""
+    async def replay_from(self, run_id: str, last_event_id: str | None) -> int | None:
+        """The number after which a reconnect streams (None: the id is the run's terminal event, nothing
+        follows): 400 for an id that is not this run's, 404 when the events after it are no longer kept."""
         after = parse_last_event_id(run_id, last_event_id)
         try:
-            first, last = await self.store.bounds(run_id)
+            first, last, ended = await self.store.bounds(run_id)
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
+        if ended and after == last:
+            return None
         if after > last:
             raise HTTPException(400, f"Last-Event-ID {last_event_id!r} names an event run {run_id!r} has not written")
         if after + 1 < first:
@@ -232,10 +234,13 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
     base = f"{path.rstrip('/')}/runs/{{run_id}}"
 
     async def run_events(run_id: str, media_type: Annotated[str, Depends(require_event_stream)],
-                         last_event_id: Annotated[str | None, Header()] = None) -> RunStream:
-        """The run's events after ``Last-Event-ID`` (all without it), then the live ones to its end."""
+                         last_event_id: Annotated[str | None, Header()] = None) -> Response:
+        """The run's events after ``Last-Event-ID`` (all without it), then the live ones to its end; 204 when
+        the id is the run's terminal event (the SSE standard's "stop reconnecting")."""
         await resumable.known(run_id, None)
         after = await resumable.replay_from(run_id, last_event_id)
+        if after is None:
+            return Response(status_code=204)
         framing = FRAMINGS[media_type]
         return RunStream(resumable.follow(run_id, after), framing=framing, keepalive=keepalive, coalesce=coalesce,
                          encode=lambda item: _frame(framing, run_id, item))
