@@ -388,7 +388,8 @@ class _RedisLog:
             self.wake.clear()
             try:
                 await self._flush()
-                if self.closing:
+                if self.closing:  # set after the last append: one more batch holds whatever came meanwhile
+                    await self._flush()
                     return await self._expire()
                 await self.beat()
             except StoreUnavailable as exc:
