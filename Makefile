@@ -118,6 +118,7 @@ bench-deps: $(BENCH_STAMP)
 bench: deps bench-deps
 	$(PYTHON) -m bench.http $(ARGS)
 	$(PYTHON) -m bench.overhead
+	$(PYTHON) -m bench.resumable
 
 RUNS ?= 10000
 soak: deps

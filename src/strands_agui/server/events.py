@@ -8,12 +8,15 @@ whether the worker running it is alive. Two stores:
   ``max_events`` events each (a longer run keeps its newest: a reconnect asking for a dropped one gets 404),
   each kept ``ttl`` seconds after it ended. Defaults: 1000 runs, 10 000 events, 15 minutes.
 * :class:`RedisEvents` - several workers or machines (``--events redis://HOST:PORT/DB``). A run is a Redis
-  stream ``<prefix>:<runId>`` whose entry ids are the event numbers (``7-0`` is event 7), capped at
-  ``max_events`` (``XADD MAXLEN ~``) and expiring ``ttl`` seconds after its last write (``EXPIRE``); readers
-  follow it with ``XREAD BLOCK``. Beside it: ``:meta`` (the principal), ``:alive`` (the running worker's
-  heartbeat, a key that expires ``ALIVE_SECONDS`` after the worker stops refreshing it), ``:reader`` (set by
-  readers, expiring), ``:cancel`` (a cancel request, polled by the running worker once per heartbeat).
-  The writes of a run are batched by one task per run (one pipeline per batch), never awaited by the run.
+  stream ``<prefix>:<runId>``; each entry holds a batch of consecutive events (one ``XADD`` per batch, its id
+  the number of its last event: ``7-0`` ends with event 7, so ``XREAD`` from ``n-0`` starts at the batch
+  holding event n + 1), capped at ``max_events`` entries (``XADD MAXLEN ~``, so at least as many events) and
+  expiring ``ttl`` seconds after its last write (``EXPIRE``); readers follow it with ``XREAD BLOCK``.
+  Beside it: ``:meta`` (the principal), ``:alive`` (the running worker's heartbeat, a key that expires
+  ``ALIVE_SECONDS`` after the worker stops refreshing it), ``:reader`` (set by readers, expiring),
+  ``:cancel`` (a cancel request, polled by the running worker once per heartbeat). A run's writes go out
+  from one task per run (a batch gathered for ``BATCH_SECONDS``, one pipeline), and before each write of the
+  driver (so a client never holds an id the store lacks), never from inside the run.
 
 A store that cannot be reached raises :class:`StoreUnavailable` (the endpoint answers 503 before any run
 starts); see ``docs/reliability.md`` for what a store outage mid-run loses.
@@ -36,6 +39,7 @@ logger = logging.getLogger(__name__)
 TERMINAL_TYPES = frozenset({EventType.RUN_FINISHED.value, EventType.RUN_ERROR.value})
 ALIVE_SECONDS = 5.0  # a run whose worker has not refreshed its heartbeat for this long is lost
 HEARTBEAT_SECONDS = 1.0  # how often a running worker refreshes its heartbeat and looks for a cancel request
+BATCH_SECONDS = 0.02  # how long the writer gathers events before a pipeline (the driver's writes flush at once)
 READ_BLOCK_SECONDS = 1.0  # the longest a reader waits for new events before it looks at the run's worker
 DEFAULT_MAX_RUNS = 1000
 DEFAULT_MAX_EVENTS = 10_000
@@ -281,7 +285,7 @@ class RedisEvents:
         oldest, newest = await self._call(commands)
         if not newest:
             return Bounds(1, 0, False)
-        return Bounds(_number(oldest[0][0]), _number(newest[0][0]), newest[0][1]["t"] in TERMINAL_TYPES)
+        return Bounds(int(oldest[0][1]["n"]), _number(newest[0][0]), _events(newest[0][1])[-1].terminal)
 
     async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored]:
         stream, position = self.key(run_id), {self.key(run_id): f"{after}-0"}
@@ -292,10 +296,11 @@ class RedisEvents:
             for _stream, entries in reply or ():
                 for entry_id, fields in entries:
                     position[stream] = entry_id
-                    event = Stored(_number(entry_id), fields["d"], fields["t"])
-                    yield event
-                    if event.terminal:
-                        return
+                    for event in _events(fields):
+                        if event.seq > after:
+                            yield event
+                        if event.terminal:
+                            return
             if not reply and not await self._call(lambda r: r.exists(self.key(run_id, "alive"))):
                 return  # the run's worker is gone and the log has no terminal event: the caller reports it
 
@@ -309,8 +314,21 @@ class RedisEvents:
 
 
 def _number(entry_id: str) -> int:
-    """The event number of a stream entry id (``7-0`` -> 7)."""
+    """The number of the last event of a stream entry (its id: ``7-0`` -> 7)."""
     return int(entry_id.split("-")[0])
+
+
+def _entry(batch: list[tuple[int, str, str]]) -> dict[str, str]:
+    """One stream entry for a batch of consecutive events: the first number, the types, the JSON texts one a
+    line (an event's wire JSON never holds a raw line break)."""
+    return {"n": str(batch[0][0]), "t": ",".join(kind for _, _, kind in batch),
+            "d": "\n".join(data for _, data, _ in batch)}
+
+
+def _events(fields: dict[str, str]) -> list[Stored]:
+    first = int(fields["n"])
+    return [Stored(first + i, data, kind)
+            for i, (kind, data) in enumerate(zip(fields["t"].split(","), fields["d"].split("\n"), strict=True))]
 
 
 class _RedisLog:
@@ -383,6 +401,8 @@ class _RedisLog:
             try:
                 async with asyncio.timeout(HEARTBEAT_SECONDS):
                     await self.wake.wait()
+                if not self.closing:
+                    await asyncio.sleep(BATCH_SECONDS)  # one pipeline for the events of the next moment
             except TimeoutError:
                 pass
             self.wake.clear()
@@ -408,8 +428,7 @@ class _RedisLog:
 
         def commands(r: Any) -> Any:
             pipe = r.pipeline(transaction=False)
-            for seq, data, kind in batch:
-                pipe.xadd(stream, {"t": kind, "d": data}, id=f"{seq}-0", maxlen=store.max_events, approximate=True)
+            pipe.xadd(stream, _entry(batch), id=f"{batch[-1][0]}-0", maxlen=store.max_events, approximate=True)
             pipe.expire(stream, int(store.ttl))
             pipe.expire(store.key(self.run_id, "meta"), int(store.ttl))
             return pipe.execute()
