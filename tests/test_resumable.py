@@ -7,6 +7,8 @@ its client for ``detach_seconds`` and no longer; cancel by id ends the run RUN_F
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import threading
 import time
 from typing import Any
@@ -24,7 +26,7 @@ from strands_agui.server.proto import PROTO_MEDIA_TYPE, decode_frames
 from strands_agui.server.resumable import Resumable
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
-from tests.oracles import assert_valid_sse
+from tests.oracles import CLIENT_DIR, _node, assert_valid_sse
 from tests.resumable_support import SSE, cut, frames, reconnect, run_body
 
 MULTI = "/multi_agent"
@@ -222,3 +224,16 @@ def test_unknown_or_malformed_run_ids_are_refused(ended_run: str, run_id: str) -
 def test_a_run_id_cannot_be_started_twice(ended_run: str) -> None:
     response = httpx.post(ended_run, json=run_body("mine"), headers=SSE)
     assert response.status_code == 409 and "already started" in response.json()["detail"]
+
+
+def test_the_official_clients_connect_agent_rebuilds_a_run_from_its_events() -> None:
+    """README: a subclass of ``HttpAgent`` whose ``connect`` GETs the run's events makes ``connectAgent`` work."""
+    with team(resumable=True) as server:
+        url = server.url + MULTI
+        assert httpx.post(url, json=run_body("connect-1"), headers=SSE, timeout=30).status_code == 200
+        done = subprocess.run([_node(), str(CLIENT_DIR / "connect_agent.mjs"), url, "connect-1"],
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    held = json.loads(done.stdout)["messages"]
+    assert {"id": "user-connect-1", "role": "user", "content": "resumable runs"} in held
+    assert any("three notes mention it" in str(m.get("content")) for m in held)  # the writer's answer
