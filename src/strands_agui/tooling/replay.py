@@ -17,7 +17,7 @@ from ..config import StrandsAgentConfig
 from ..core.machine import Move, OnMove
 from ..core.translator import new_id
 from ..runtime.agent import StrandsAgent
-from .recording import RecordedRun, read_log
+from ..runtime.runlog import RecordedRun, read_log
 
 LogSource = RecordedRun | str | os.PathLike[str] | TextIO
 
