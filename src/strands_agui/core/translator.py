@@ -78,7 +78,7 @@ class Translator:
         self.outcome = OutcomeHandler(self)
         self.subagents = SubagentHandler(self)
         if facts.parked is not None:  # a resume: the parked batch's results attach to the cards the client holds
-            self.interrupts.adopt_parked_calls(facts.parked)
+            self.tools.adopt_parked(facts.parked)
         build_machine(self, initial=initial)
         self._dispatch_tables()
 
