@@ -1,5 +1,5 @@
 # strands-agui developer entry points. `make test` is all a fresh clone needs.
-#   make deps      .venv (pip install -e '.[dev]') + the official-client oracle's node packages
+#   make deps      .venv (pip install -e '.[dev]') + the official-client oracles' node packages (1.0.0, 0.0.59)
 #   make tools     system tools (graphviz `dot`, chromium; node/npm if absent) via apt-get when missing
 #   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
 #   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
@@ -26,6 +26,9 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 ORACLE_DIR := tests/oracles/agui-client-check
 NODE_STAMP := $(ORACLE_DIR)/node_modules/.package-lock.json
+# the same oracle on @ag-ui/client 0.0.59, the generation CopilotKit 1.74 pins (docs/protocol-versions.md)
+LEGACY_ORACLE_DIR := tests/oracles/agui-client-check-0059
+LEGACY_NODE_STAMP := $(LEGACY_ORACLE_DIR)/node_modules/.package-lock.json
 PYTEST_ARGS ?=
 ARGS ?=
 
@@ -71,7 +74,13 @@ $(NODE_STAMP): $(ORACLE_DIR)/package-lock.json $(ORACLE_DIR)/package.json
 	@cd $(ORACLE_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $@
 
-node-deps: $(NODE_STAMP)
+$(LEGACY_NODE_STAMP): $(LEGACY_ORACLE_DIR)/package-lock.json $(LEGACY_ORACLE_DIR)/package.json
+	@command -v npm >/dev/null 2>&1 || $(MAKE) node-tool
+	@echo ">> npm ci in $(LEGACY_ORACLE_DIR)"
+	@cd $(LEGACY_ORACLE_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@touch $@
+
+node-deps: $(NODE_STAMP) $(LEGACY_NODE_STAMP)
 
 deps: venv node-deps
 
@@ -140,7 +149,8 @@ lint: deps
 	$(BIN)/lint-imports --no-cache
 
 clean:
-	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules $(STAMP) \
+	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules \
+	  $(LEGACY_ORACLE_DIR)/node_modules $(STAMP) \
 	  $(BENCH_STAMP)
 	@find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 

@@ -62,6 +62,7 @@ from .settings import (
 )
 from .streaming import FRAMINGS, RunStream, encode_event, yield_to_loop
 from .validation import run_route, validated_run_input
+from .versions import framing_for
 
 __all__ = [
     "SSE_MEDIA_TYPE",
@@ -112,7 +113,8 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
         events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop)
                   if settings.inspect and wants_inspection(input_data)
                   else agent.run(input_data, request=request, pace=yield_to_loop))
-        return RunStream(events, framing=FRAMINGS[media_type], keepalive=settings.keepalive_seconds,
+        framing = framing_for(FRAMINGS[media_type], input_data.protocol_version)  # the client's generation
+        return RunStream(events, framing=framing, keepalive=settings.keepalive_seconds,
                          coalesce=settings.coalesce_seconds)
 
     app.router.add_api_route(
