@@ -10,7 +10,7 @@
 #   make bench-profile  py-spy on ours and the floor at 20 runs/s: where the CPU per run goes (bench/profile.py)
 #   make soak      server RSS over 10,000 runs on new threads (RUNS=...)
 #   make fuzz      10,000 generated Strands runs through the translator + schemathesis, all phases (tests/fuzz.py)
-#   make lint      ruff + mypy
+#   make lint      ruff + mypy + lint-imports (the layers, no import cycle)
 #   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
 
 SHELL := bash
@@ -137,6 +137,7 @@ fuzz: deps
 lint: deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
+	$(BIN)/lint-imports --no-cache
 
 clean:
 	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules $(STAMP) \
