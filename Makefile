@@ -1,7 +1,8 @@
 # strands-agui developer entry points. `make test` is all a fresh clone needs.
-#   make deps      .venv (pip install -e '.[dev]') + the official-client oracle's node packages
+#   make deps      .venv (pip install -e '.[dev]') + npm ci for the official-client oracle and the CopilotKit tests
 #   make tools     system tools (graphviz `dot`, chromium; node/npm if absent) via apt-get when missing
 #   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
+#   make test-frontends  only the CopilotKit-in-a-browser tests (tests/frontends/, part of `make test`)
 #   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
 #   make proto     regenerate server/proto/agui_v1/*_pb2.py(i) from the vendored AG-UI .proto files
@@ -25,6 +26,8 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 ORACLE_DIR := tests/oracles/agui-client-check
 NODE_STAMP := $(ORACLE_DIR)/node_modules/.package-lock.json
+FRONTENDS_DIR := tests/frontends
+FRONTENDS_STAMP := $(FRONTENDS_DIR)/node_modules/.package-lock.json
 PYTEST_ARGS ?=
 ARGS ?=
 
@@ -38,13 +41,13 @@ export npm_config_update_notifier := false
 # root on CI; elsewhere fall back to passwordless sudo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
 
-.PHONY: all venv node-deps node-tool deps tools test run diagrams proto screenshots bench bench-deps soak fuzz lint clean \
+.PHONY: all venv node-deps node-tool deps tools test test-frontends run diagrams proto screenshots bench bench-deps soak fuzz lint clean \
 	distclean help
 
 all: test
 
 help:
-	@sed -n '1,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,15p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
@@ -69,7 +72,14 @@ $(NODE_STAMP): $(ORACLE_DIR)/package-lock.json $(ORACLE_DIR)/package.json
 	@cd $(ORACLE_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $@
 
-node-deps: $(NODE_STAMP)
+# CopilotKit 1.74 (react-core, react-ui, runtime) + esbuild for the browser tests in tests/frontends/
+$(FRONTENDS_STAMP): $(FRONTENDS_DIR)/package-lock.json $(FRONTENDS_DIR)/package.json
+	@command -v npm >/dev/null 2>&1 || $(MAKE) node-tool
+	@echo ">> npm ci in $(FRONTENDS_DIR) (CopilotKit; a few minutes the first time)"
+	@cd $(FRONTENDS_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@touch $@
+
+node-deps: $(NODE_STAMP) $(FRONTENDS_STAMP)
 
 deps: venv node-deps
 
@@ -89,6 +99,9 @@ tools:
 
 test: deps tools
 	@$(PYTHON) -m pytest -q $(PYTEST_ARGS)
+
+test-frontends: deps tools
+	@$(PYTHON) -m pytest -q $(FRONTENDS_DIR) $(PYTEST_ARGS)
 
 run: $(RUN_STAMP)
 	@echo ">> strands-agui serve $(ARGS)"
@@ -130,6 +143,7 @@ lint: deps
 
 clean:
 	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules $(STAMP) \
+	  $(FRONTENDS_DIR)/node_modules $(FRONTENDS_DIR)/dist \
 	  $(BENCH_STAMP)
 	@find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 
