@@ -49,7 +49,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo
 all: test
 
 help:
-	@sed -n '1,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,16p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
