@@ -69,7 +69,8 @@ def test_profile_rows_take_the_phase_on_the_stack_else_the_innermost_component()
              "_discover_methods (strands/plugins/_discovery.py:45)"]
     assert classify(build) == "building the run's agent"
     translate = ["RunStream._frames (strands_agui/server/streaming.py:160)",
-                 "translate (strands_agui/runtime/agent.py:200)", "Translator.handle (strands_agui/core/translator.py:9)"]
+                 "translate (strands_agui/runtime/agent.py:200)",
+                 "Translator.handle (strands_agui/core/translator.py:9)"]
     assert classify(translate) == "our translator + machine (core/, transitions)"
     assert classify([*translate[:1], "_SelectorSocketTransport.write (asyncio/selector_events.py:1057)"]) \
         == "socket writes (the send syscall)"
