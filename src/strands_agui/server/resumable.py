@@ -23,7 +23,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
 from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
@@ -145,6 +145,7 @@ class RunTap:
         self.run_id, self.log, self.cancel, self.detach = run_id, log, cancel, detach
         self.seq = 0
         self.current: tuple[BaseEvent, str] | None = None  # the event just yielded and its JSON
+        self.rewrite: Callable[[BaseEvent], BaseEvent] = lambda event: event
 
     async def events(self, run: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
         """The run's events, each stored before it is yielded; a terminal one always ends the log."""
@@ -177,7 +178,7 @@ class RunTap:
 
     def _stored(self, event: BaseEvent) -> tuple[BaseEvent, str]:
         try:
-            data = encode_event(event)
+            data = encode_event(self.rewrite(event))
         except Exception as exc:  # noqa: BLE001 - reported to the client as RUN_ERROR
             kind = getattr(event.type, "value", event.type)
             event = RunErrorEvent(message=f"A {kind} event could not be serialized: {exc}", code="ENCODING_ERROR")
@@ -186,8 +187,11 @@ class RunTap:
         self.current = (event, data)
         return event, data
 
-    def stream(self, run: AsyncIterator[BaseEvent], framing: Framing, **settings: Any) -> RunStream:
-        """The run's response: stored events, framed with their ids, outliving the reader (``linger``)."""
+    def stream(self, run: AsyncIterator[BaseEvent], framing: Framing, rewrite: Callable[[BaseEvent], BaseEvent],
+               **settings: Any) -> RunStream:
+        """The run's response: its events as ``rewrite`` makes them for the client's AG-UI generation
+        (``server/versions.py``), stored, framed with their ids, outliving the reader (``linger``)."""
+        self.rewrite = rewrite
         return RunStream(self.events(run), framing=framing, encode=self.encoder(framing), linger=self.linger,
                          before_write=self.log.flush, **settings)
 
@@ -216,6 +220,16 @@ class RunTap:
 RESUMABLE_ENV = "STRANDS_AGUI_RESUMABLE"  # "1": serve every endpoint resumable (``serve --resumable``)
 EVENTS_ENV = "STRANDS_AGUI_EVENTS"  # the event store's URL (``serve --events redis://HOST:PORT/DB``)
 DETACH_ENV = "STRANDS_AGUI_DETACH_SECONDS"  # ``serve --detach-seconds``
+
+
+def resumable_runs(setting: bool | Resumable | None) -> Resumable | None:
+    """An endpoint's ``resumable`` setting resolved: None (the default) reads the environment
+    (:func:`from_environment`), True is events in memory."""
+    if setting is None:
+        return from_environment()
+    if setting is True:
+        return Resumable()
+    return setting or None
 
 
 def from_environment() -> Resumable | None:
