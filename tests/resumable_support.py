@@ -47,4 +47,4 @@ def reconnect(url: str, run_id: str, last_id: str | None, timeout: float = 30,
 def run_body(run_id: str, text: str = "resumable runs", thread_id: str | None = None) -> dict[str, Any]:
     return {"threadId": thread_id or f"thread-{run_id}", "runId": run_id, "state": {},
             "messages": [{"id": f"user-{run_id}", "role": "user", "content": text}],
-            "tools": [], "context": [], "forwardedProps": {}}
+            "tools": [], "context": [], "forwardedProps": {}, "protocolVersion": "1.0"}
