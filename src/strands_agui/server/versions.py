@@ -10,8 +10,9 @@ The run always yields AG-UI 1.0 events (``StrandsAgent.run``). What goes on the 
   nothing): a stream ``@ag-ui/core`` 0.0.59's schemas and ``verifyEvents`` accept. Each event is rewritten on
   its own (:func:`legacy_event`), from 0.0.59's real schemas; ``docs/protocol-versions.md`` is the table.
 
-:func:`framing_for` is the only entry point: the endpoint wraps the framing it negotiated (SSE or protobuf)
-once per request, so the rewrite happens just before an event becomes bytes and never in the handlers.
+:func:`framing_for` is the entry point: the endpoint wraps the framing it negotiated (SSE or protobuf) once per
+request, so the rewrite happens just before an event becomes bytes and never in the handlers (a resumable run,
+which stores what it sends, takes the same rewrite from :func:`rewrite_for`).
 """
 
 from __future__ import annotations
