@@ -17,16 +17,15 @@ adapters and the server, not a model. ``--model paced`` waits as a provider does
 
 ``--endpoint KEY=VALUE`` (repeatable) passes a keyword to our ``add_strands_fastapi_endpoint`` and
 ``--agent KEY=VALUE`` one to our ``StrandsAgent``: a JSON value, ``@module:name`` for an object to import, or
-else the string. That is how a setting is measured off and on (:func:`keywords`).
+else the string. That is how a setting is measured off and on (``bench.http.keywords``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
 import uvicorn
@@ -35,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from strands import Agent, tool
 
-from bench.http import ADAPTERS
+from bench.http import ADAPTERS, keywords
 from strands_agui import StrandsAgent
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
@@ -115,25 +114,6 @@ def add_floor(app: FastAPI, path: str, parts: Parts) -> None:
         return StreamingResponse(frames(body["messages"][-1]["content"]), media_type="text/event-stream")
 
     app.add_route(path, floor_run, methods=["POST"])
-
-
-def keywords(items: Sequence[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` items as keyword arguments: VALUE as JSON, ``@module:name`` an imported object, or else
-    the string itself (``coalesce_seconds=0``, ``sessions=@bench.settings:memory``, ``name=x``)."""
-    found: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"expected KEY=VALUE, got {item!r}")
-        if value.startswith("@"):
-            module, _, name = value[1:].partition(":")
-            found[key] = getattr(importlib.import_module(module), name)
-            continue
-        try:
-            found[key] = json.loads(value)
-        except ValueError:
-            found[key] = value
-    return found
 
 
 def create_app(adapters: tuple[str, ...] = ADAPTERS, model: str = "yielding", endpoint: dict[str, Any] | None = None,

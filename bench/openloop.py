@@ -31,8 +31,9 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
-from bench.http import ADAPTERS, body, free_port, read_run, request, server_cpu, server_options, start_server
+from bench.http import ADAPTERS, body, free_port, keywords, read_run, request, server_cpu, server_options, start_server
 
 SERVERS = (*ADAPTERS, "floor")
 Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -73,6 +74,7 @@ class Target:
     port: int
     pid: int
     path: str
+    extra: dict[str, Any] = field(default_factory=dict)  # top-level fields added to every body (--body)
     idle: list[Connection] = field(default_factory=list)
 
 
@@ -102,7 +104,7 @@ async def offer(target: Target, workload: str, rate: float, seconds: float, numb
         scheduled = start + i / rate
         if (wait := scheduled - time.perf_counter()) > 0:
             await asyncio.sleep(wait)
-        payload = request(target.path, body(workload, next(numbers)))
+        payload = request(target.path, body(workload, next(numbers), target.extra))
         runs.append(asyncio.create_task(_one(target, payload, scheduled, load, timeout)))
     await asyncio.gather(*runs)
     load.cpu = server_cpu(target.pid) - cpu
@@ -165,7 +167,7 @@ def main() -> None:
         for name in opts.servers.split(","):
             port = free_port()
             started.append(start_server(port, [*server_args(opts), "--adapter", name, "--model", "paced"]))
-            targets[name] = Target(port, started[-1].pid, f"/{name}/{opts.workload}")
+            targets[name] = Target(port, started[-1].pid, f"/{name}/{opts.workload}", keywords(opts.body))
         load = os.getloadavg()
         rates = [float(rate) for rate in opts.rates.split(",")]
         loads = asyncio.run(measure(targets, opts.workload, rates, opts.seconds, opts.timeout))

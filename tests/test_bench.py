@@ -11,8 +11,8 @@ import time
 import httpx
 import pytest
 
-from bench.apps import ANSWER, FIRST_CHUNK_SECONDS, create_app, keywords
-from bench.http import free_port, start_server
+from bench.apps import ANSWER, FIRST_CHUNK_SECONDS, create_app
+from bench.http import free_port, keywords, start_server
 from bench.openloop import Target, offer, pct
 from bench.profile import WAITING, classify, tally
 from strands_agui.server.streaming import COALESCE_SECONDS
