@@ -30,6 +30,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,7 @@ class Load:
 
     offered: int = 0
     failed: int = 0
+    errors: Counter[str] = field(default_factory=Counter)  # why runs failed
     cpu: float = 0.0  # server CPU seconds over the window
     client_cpu: float = 0.0
     chunks: int = 0  # the server's writes (body chunks)
@@ -125,8 +127,8 @@ async def measure(targets: dict[str, Target], workload: str, rates: list[float],
     for r, rate in enumerate(rates):
         for name in list(targets) if r % 2 == 0 else list(targets)[::-1]:
             loads[rate, name] = await offer(targets[name], workload, rate, seconds, numbers, timeout)
-            print(f"  {rate:g}/s {name}: {loads[rate, name].done}/{loads[rate, name].offered} runs",
-                  file=sys.stderr)
+            load = loads[rate, name]
+            print(f"  {rate:g}/s {name}: {load.done}/{load.offered} runs {dict(load.errors) or ''}", file=sys.stderr)
     return loads
 
 

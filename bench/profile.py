@@ -99,6 +99,8 @@ async def _profile(target: Target, rate: float, seconds: float, hz: int, out: Pa
     await asyncio.sleep(0.5)  # py-spy attached
     load = await offer(target, "chat", rate, seconds, numbers)
     await spy.wait()
+    if load.failed:
+        print(f"  {target.path}: {load.failed} runs failed: {dict(load.errors)}", file=sys.stderr)
     return load.done, load.cpu
 
 
