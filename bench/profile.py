@@ -37,6 +37,7 @@ RULES: tuple[tuple[str, str, str], ...] = (
     ("AG-UI events: pydantic models, dump, encoding", "any",
      r"^(encode_event|sse_frame|EventEncoder\.\w+) |ag_ui/(core|encoder)/"),
     ("pacing yields (yield_to_loop)", "any", r"^yield_to_loop "),
+    ("version gating (server/versions.py)", "any", r"strands_agui/server/versions\.py"),
     ("logging / OpenTelemetry", "leaf", r"logging/|traceback\.py|linecache\.py|opentelemetry/"),
     ("pydantic (other)", "leaf", r"pydantic/"),
     ("the scripted, paced model", "leaf",
