@@ -5,7 +5,7 @@
 * ``POST /ours/{chat,tool}``: strands-agui (``strands_agui.add_strands_fastapi_endpoint``)
 * ``POST /upstream/{chat,tool}``: ``ag_ui_strands==1.0.2`` (its own ``add_strands_fastapi_endpoint``)
 * ``POST /floor/{chat,tool}``: no adapter at all (:func:`add_floor`): a fresh ``strands.Agent`` per run, its
-  text deltas written as bare SSE frames; what serving the agent costs before any AG-UI work
+  text (and tool-input) deltas written as bare SSE frames; what serving the agent costs before any AG-UI work
 * ``GET /ping``
 
 ``--adapter ours|upstream|floor`` serves only that one (``make bench`` runs one process each).
@@ -99,14 +99,16 @@ def workloads(model: str = "yielding") -> dict[str, Parts]:
 
 def add_floor(app: FastAPI, path: str, parts: Parts) -> None:
     """``POST path``: the floor. The body's last message is the prompt of a fresh ``strands.Agent`` built from
-    ``parts``; each text delta is written as one bare ``data:`` frame, then ``{"type":"RUN_FINISHED"}``. No
+    ``parts``; each text or tool-input delta is written as one bare ``data:`` frame, then
+    ``{"type":"RUN_FINISHED"}``. No
     validation, no AG-UI events, no adapter: the frames are written by hand on purpose, being the floor."""
 
     async def frames(prompt: str) -> AsyncIterator[bytes]:
         agent = Agent(model=parts[0], tools=parts[1], callback_handler=None)
         async for event in agent.stream_async(prompt):
-            if "data" in event:
-                yield b"data: " + json.dumps({"delta": event["data"]}).encode() + b"\n\n"
+            if "data" in event or event.get("type") == "tool_use_stream":
+                delta = event["data"] if "data" in event else event["delta"]["toolUse"]["input"]
+                yield b"data: " + json.dumps({"delta": delta}).encode() + b"\n\n"
         yield b'data: {"type":"RUN_FINISHED"}\n\n'
 
     async def floor_run(request: Request) -> StreamingResponse:
