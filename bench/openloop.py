@@ -26,12 +26,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
 import os
 import subprocess
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bench.http import ADAPTERS, body, free_port, keywords, read_run, request, server_cpu, server_options, start_server
@@ -154,6 +156,38 @@ def report(loads: dict[tuple[float, str], Load], workload: str) -> str:
     return "\n".join(lines)
 
 
+TARGETS = ((100.0, "cpu", 1.15), (150.0, "run p99", 1.25))
+"""Issue 21's targets, ours against the floor of the same bench: (rate, measure, at most this ratio)."""
+
+
+def _ratio(load: Load, floor: Load, measure: str) -> float:
+    if measure == "cpu":
+        return load.per_run(load.cpu) / floor.per_run(floor.cpu)
+    return pct(load.run, 0.99) / pct(floor.run, 0.99) if load.done == load.offered else float("inf")
+
+
+def verdicts(loads: dict[tuple[float, str], Load]) -> list[str]:
+    """One line per target whose rate was measured with ours and the floor (a run that failed: not met)."""
+    lines = []
+    for rate, measure, limit in TARGETS:
+        if (rate, "ours") in loads and (rate, "floor") in loads:
+            ratio = _ratio(loads[rate, "ours"], loads[rate, "floor"], measure)
+            verdict = "met" if ratio <= limit else "NOT met"
+            lines.append(f"target: ours' {measure} at {rate:g} runs/s {ratio:.2f}x the floor's (<= {limit}x): "
+                         f"{verdict}")
+    return lines
+
+
+def summary(loads: dict[tuple[float, str], Load]) -> list[dict[str, Any]]:
+    """The table as data (``--json``): one record per rate and server, seconds."""
+    return [{"rate": rate, "server": name, "offered": load.offered, "done": load.done, "failed": load.failed,
+             "errors": dict(load.errors), "cpu_per_run": load.per_run(load.cpu),
+             "client_cpu_per_run": load.per_run(load.client_cpu), "writes_per_run": load.chunks / max(load.done, 1),
+             **{f"{key}_p{q}": pct(values, q / 100) for key, values in
+                (("ttfe", load.ttfe), ("words", load.words), ("run", load.run), ("lag", load.lag)) for q in (50, 99)}}
+            for (rate, name), load in loads.items()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rates", default="50,100,150", help="arrival rates, runs/s, comma-separated")
@@ -161,6 +195,7 @@ def main() -> None:
     parser.add_argument("--servers", default=",".join(SERVERS), help=f"a subset of {','.join(SERVERS)}")
     parser.add_argument("--workload", choices=("chat", "tool"), default="chat")
     parser.add_argument("--timeout", type=float, default=60, help="a run still unfinished after this has failed")
+    parser.add_argument("--json", type=Path, help="also write the results here, with the machine's load")
     server_args = server_options(parser)
     opts = parser.parse_args()
     started: list[subprocess.Popen[bytes]] = []
@@ -178,8 +213,14 @@ def main() -> None:
             server.terminate()
             server.wait(10)
     print(report(loads, opts.workload))
+    print("\n".join(verdicts(loads)))
+    end = os.getloadavg()
     print(f"machine: {os.cpu_count()} CPUs, load average (1, 5, 15 min) {load[0]:.1f} {load[1]:.1f} "
-          f"{load[2]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+          f"{load[2]:.1f} at the start, {end[0]:.1f} at the end")
+    machine = {"cpus": os.cpu_count(), "load_start": load, "load_end": end}
+    if opts.json:
+        opts.json.write_text(json.dumps({"machine": machine, "workload": opts.workload, "results": summary(loads)},
+                                        indent=1))
 
 
 if __name__ == "__main__":
