@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from strands_agui import StrandsAgent, read_log
-from strands_agui.core.interrupts import APPROVAL_SCHEMA
+from strands_agui.runtime.approval import approval_schema
 from strands_agui.runtime.runlog import Recorder
 from strands_agui.runtime.sessions import FileSessions
 from strands_agui.tooling.testing import assert_matches_golden, dump_events, normalize_ids
@@ -21,7 +21,7 @@ from tests import hitl_scenarios
 from tests.hitl_scenarios import APPROVAL, BY_NAME, SCENARIOS, HitlScenario, pause_input, resume_input, wire
 from tests.oracles import assert_valid_stream, check_ag_ui_validate
 from tests.scenarios import pinned_ids
-from tests.support.hitl import approve
+from tests.support.hitl import adapter_for, approve, pause
 from tests.support.replays import collected, replayed_hitl
 
 ROOT = Path(__file__).parent
@@ -29,17 +29,6 @@ FIXTURES = ROOT / "fixtures" / "hitl"
 RUNS = [f"{s.name}.{run}" for s in SCENARIOS for run in ("pause", "resume")]
 
 pytestmark = pytest.mark.usefixtures("clear_executions")
-
-
-def adapter_for(scenario: HitlScenario, store: FileSessions, **kwargs: Any) -> StrandsAgent:
-    return StrandsAgent(scenario.agent(), config=scenario.config, sessions=store, **kwargs)
-
-
-async def pause(adapter: StrandsAgent, thread: str = "thread-hitl") -> tuple[list[dict[str, Any]], list[Any]]:
-    """The paused run's events and the messages the official client holds after it."""
-    first = pause_input(thread)
-    events = await collected(adapter, first)
-    return events, assert_valid_stream(events, input=wire(first))["messages"]
 
 
 # -- recorded pairs ---------------------------------------------------------------------------------------
@@ -108,7 +97,7 @@ def test_an_approval_interrupt_names_the_call_its_question_and_the_answer_shape(
     assert interrupt["reason"] == "tool_approval"
     assert interrupt["message"] == 'Allow book_flight to run with {"city": "Lisbon"}?'
     assert interrupt["toolCallId"] == book_call
-    assert interrupt["responseSchema"] == APPROVAL_SCHEMA
+    assert interrupt["responseSchema"] == approval_schema(hitl_scenarios.book_flight.tool_spec["inputSchema"]["json"])
     assert interrupt["metadata"]["reason"]["tool"] == "book_flight"
 
 

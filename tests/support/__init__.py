@@ -8,4 +8,6 @@
 * ``replays.py``: the recorded fixtures replayed with their scenario's config.
 * ``hostile.py``: the battery of bad requests (``CASES``).
 * ``trace.py``: checking a machine trace against the transition table.
+* ``recorded.py``: stepping a recorded fixture through single handlers (the ``test_handler_*`` unit tests).
+* ``resumable.py``: resumable runs: SSE frames with ids, cutting a stream, reconnecting.
 """

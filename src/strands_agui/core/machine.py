@@ -17,6 +17,8 @@ Invariants the table enforces (a trigger fired from any other state raises ``Mac
 * A run Strands stopped on interrupts (``tool_interrupt_event``) ends ``paused``: RUN_FINISHED with
   ``outcome: {type: "interrupt"}``. A resume starts in ``awaiting_result``: the parked tool batch's results
   are the first thing it shows.
+* A run cancelled by id (``cancel``) halts like a frontend tool call, and ends RUN_FINISHED with ``outcome:
+  cancelled``.
 * A subagent (a Swarm/Graph node, an agent called as a tool) runs its own machine built from this same table,
   one level down (``core/handlers/subagents.py``); the run itself only records ``start_subagent`` / ``end_subagent``
   and ``tool_progress`` (activity messages) as internal moves, and ends every open subagent before it finishes.
@@ -24,9 +26,9 @@ Invariants the table enforces (a trigger fired from any other state raises ``Mac
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from transitions import Machine
 
@@ -45,9 +47,6 @@ STATES: tuple[str, ...] = (
     IDLE, READY, STREAMING_TEXT, REASONING, IN_TOOL_CALL, AWAITING_RESULT, HALTED, FINISHED, PAUSED, ERRORED,
 )
 TERMINAL_STATES = frozenset({FINISHED, PAUSED, ERRORED})
-
-# States in which an AG-UI envelope is open, and the trigger that closes it.
-CLOSERS: dict[str, str] = {STREAMING_TEXT: "close_text", REASONING: "close_reasoning", IN_TOOL_CALL: "close_tool_call"}
 
 TRANSITIONS: tuple[dict[str, Any], ...] = (
     # a resume (RunAgentInput.resume) continues the parked tool batch: its results come first
@@ -78,6 +77,9 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     {"trigger": "start_subagent", "source": [READY, AWAITING_RESULT], "dest": None},
     {"trigger": "end_subagent", "source": [READY, AWAITING_RESULT, HALTED], "dest": None},
     {"trigger": "tool_progress", "source": AWAITING_RESULT, "dest": None},
+    # a cancel by id (POST .../runs/{runId}/cancel) halts between envelopes: Strands is stopped its own way,
+    # and the run finishes with outcome cancelled
+    {"trigger": "cancel", "source": [READY, AWAITING_RESULT], "dest": HALTED},
     # lifecycle end
     # a run Strands stopped on interrupts ends paused: RUN_FINISHED with the interrupt outcome
     {"trigger": "finish", "source": [READY, AWAITING_RESULT], "dest": PAUSED, "conditions": "run_interrupted"},
@@ -100,8 +102,38 @@ INTERNAL_MOVES: dict[str, frozenset[str]] = {
     if row["dest"] is None and "conditions" not in row
 }
 
-GUARDS: tuple[str, ...] = ("input_resumes", "turn_calls_frontend_tool", "turn_calls_tools", "result_stops_streaming",
-                           "run_interrupted")
+# Trigger -> every state it may be fired from (whatever its guards answer): what ``can`` asks.
+LEGAL: dict[str, frozenset[str]] = {
+    trigger: frozenset(s for row in TRANSITIONS if row["trigger"] == trigger for s in sources(row))
+    for trigger in dict.fromkeys(row["trigger"] for row in TRANSITIONS)
+}
+
+# The guards the table names, in table order: the questions a machine's model must answer.
+GUARDS: tuple[str, ...] = tuple(dict.fromkeys(row["conditions"] for row in TRANSITIONS if "conditions" in row))
+
+
+def can(state: str, trigger: str) -> bool:
+    """True when the table has a row firing ``trigger`` from ``state`` (guards aside)."""
+    return state in LEGAL[trigger]
+
+
+class Move(NamedTuple):
+    """One decision of a (sub)run's machine, as a trace sees it.
+
+    ``path`` is "" for the run's own machine, else the subagent's name ("a/b" below nested subagents);
+    ``state`` is the state after the move. A ``declined`` move was not taken: the input that asked for it
+    (``cause``) came when the state could not take ``trigger``, so it was set aside (see ``Translator.decline``).
+    """
+
+    path: str
+    cause: str
+    trigger: str
+    state: str
+    declined: bool = False
+
+
+OnMove = Callable[[Move], None]
+"""What tracing is: one callback that sees every move of a run and of its subagents."""
 
 
 @cache

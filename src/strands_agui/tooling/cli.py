@@ -1,7 +1,7 @@
 """``strands-agui``: serve, record, replay, diagram.
 
     strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--pause-retention S]
-                       [--workers N] [--no-docs]
+                       [--workers N] [--no-docs] [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR] [--format jsonl|sse] [--trace]
                                   [--partial]
@@ -96,17 +96,14 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_diagram(args: argparse.Namespace) -> int:
-    from .diagrams import embed_in_readme, render
+    from .diagrams import GRAPHVIZ_HINT, embed_in_readme, graphviz_missing, render
 
-    try:
-        paths = render(args.out, with_svg=not args.no_svg)
-    except Exception as exc:
-        if type(exc).__name__ == "ExecutableNotFound":
-            raise CliError("Graphviz's `dot` is not installed: install graphviz (apt-get install graphviz, "
-                           "brew install graphviz) or pass --no-svg") from exc
-        raise
-    for path in paths:
+    if args.console and (missing := graphviz_missing()):
+        raise CliError(f"--console draws the console's SVG, but {missing}: {GRAPHVIZ_HINT}")
+    for path in render(args.out, with_svg=not args.no_svg):
         print(path)
+    if missing := graphviz_missing(with_svg=not args.no_svg):
+        print(f"strands-agui: wrote the Mermaid diagram only ({missing}); {GRAPHVIZ_HINT}", file=sys.stderr)
     if args.readme and embed_in_readme(args.readme):
         print(args.readme)
     if args.console:
@@ -139,6 +136,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         os.environ[SESSIONS_ENV] = str(Path(args.sessions).resolve())
     if args.pause_retention is not None:
         os.environ[RETENTION_ENV] = str(args.pause_retention)
+    resumable_environment(args)
     app: Any = load_app(args.app)  # also checked when the workers import it themselves
     factory = args.no_docs and args.workers > 1
     if factory:
@@ -153,6 +151,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
           file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers, factory=factory)
     return 0
+
+
+def resumable_environment(args: argparse.Namespace) -> None:
+    """``--resumable``, ``--events`` and ``--detach-seconds`` reach every worker's endpoints as environment
+    variables (``server/resumable.from_environment``)."""
+    import os
+
+    from ..server.resumable import DETACH_ENV, EVENTS_ENV, RESUMABLE_ENV
+
+    if not args.resumable:
+        if args.events or args.detach_seconds is not None:
+            raise CliError("--events and --detach-seconds need --resumable")
+        return
+    if args.events and not args.events.startswith(("redis://", "rediss://", "unix://")):
+        raise CliError(f"--events {args.events}: give a Redis URL (redis://HOST:PORT/DB)")
+    if args.workers > 1 and not args.events:
+        raise CliError("--resumable with --workers > 1 needs --events redis://HOST:PORT/DB (in-memory events "
+                       "are one process's: a reconnect reaching another worker would not find its run)")
+    if args.detach_seconds is not None and not 0 <= args.detach_seconds < float("inf"):
+        raise CliError(f"--detach-seconds {args.detach_seconds}: give a number of seconds >= 0")
+    os.environ[RESUMABLE_ENV] = "1"
+    if args.events:
+        os.environ[EVENTS_ENV] = args.events
+    if args.detach_seconds is not None:
+        os.environ[DETACH_ENV] = str(args.detach_seconds)
 
 
 def app_without_docs() -> Any:
@@ -191,6 +214,12 @@ def parser() -> argparse.ArgumentParser:
                        "inf: forever)")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.add_argument("--no-docs", action="store_true", help="serve without /docs, /redoc and /openapi.json")
+    serve.add_argument("--resumable", action="store_true",
+                       help="number and store every event: clients reconnect with Last-Event-ID, cancel by run id")
+    serve.add_argument("--events", metavar="URL", help="with --resumable: the event store shared by workers "
+                       "(redis://HOST:PORT/DB; default: in memory, one process)")
+    serve.add_argument("--detach-seconds", type=float, metavar="S",
+                       help="with --resumable: how long a run outlives its client awaiting a reconnect (default 60)")
     serve.set_defaults(func=cmd_serve)
     record = sub.add_parser("record", parents=[common], help="run an agent once and record its Strands events")
     record.add_argument("agent", help="MODULE:ATTR of a StrandsAgent or strands.Agent")
@@ -208,12 +237,18 @@ def parser() -> argparse.ArgumentParser:
     replay.add_argument("--partial", action="store_true",
                         help="replay a log without its end marker (cut short, or written before the marker)")
     replay.set_defaults(func=cmd_replay)
-    diagram = sub.add_parser("diagram", parents=[common], help="render the run machine into diagrams/")
-    diagram.add_argument("--out", default="diagrams")
-    diagram.add_argument("--no-svg", action="store_true")
-    diagram.add_argument("--readme", help="also refresh the Mermaid block of this README")
-    diagram.add_argument("--console", help="also write the console's SVG of the machine to this path "
-                         "(src/strands_agui/server/static/run_machine.svg in the repo)")
+    diagram = sub.add_parser(
+        "diagram", parents=[common], help="render the run machine into diagrams/",
+        description="Draw the run machine (the transition table every run follows). Mermaid always; DOT when "
+        "the graphviz Python package is installed (pip install 'strands-agui[diagrams]'); SVG when Graphviz's "
+        "`dot` is on PATH too. Without them it writes the Mermaid file and says how to get the others.")
+    diagram.add_argument("--out", default="diagrams", metavar="DIR",
+                         help="directory for run_machine.mmd, .dot and .svg (created if absent; default diagrams)")
+    diagram.add_argument("--no-svg", action="store_true", help="skip the SVG (and the need for `dot`)")
+    diagram.add_argument("--readme", metavar="PATH", help="also refresh the Mermaid block of this Markdown file "
+                         "(between <!-- diagram:start --> and <!-- diagram:end -->)")
+    diagram.add_argument("--console", metavar="PATH", help="also write the console's SVG of the machine to this "
+                         "path (src/strands_agui/server/static/run_machine.svg in the repo; needs graphviz)")
     diagram.set_defaults(func=cmd_diagram)
     return root
 
