@@ -43,6 +43,22 @@ InvocationStateProvider: TypeAlias = Callable[[Any, RunAgentInput],
 context for one request, passed to Strands as ``invocation_state``. ``request`` is the FastAPI ``Request``
 when the run comes through the endpoint, else None."""
 
+TemplateToolsProvider: TypeAlias = Callable[..., Any]
+"""``(request, input_data) -> names | None`` (sync or async; upstream's one-parameter ``(input_data)`` works
+too): the agent's tools one run may use, as names or tool objects; None leaves them all
+(``runtime/tool_selection.py``)."""
+
+
+@dataclass(frozen=True)
+class CancelContext:
+    """What ``StrandsAgentConfig.on_cancel`` gets when a run is cancelled by id, once Strands has stopped:
+    the run's input, the messages the client holds at that point (input messages, then the run's own, as a
+    ``MESSAGES_SNAPSHOT`` carries them: camelCase dicts) and the shared state."""
+
+    input_data: RunAgentInput
+    messages: list[Any]
+    state: Any
+
 
 @dataclass(frozen=True)
 class PredictStateMapping:
@@ -87,11 +103,17 @@ class StrandsAgentConfig:
     tool_behaviors: Mapping[str, ToolBehavior] = field(default_factory=dict)
     state_context_builder: StateContextBuilder | None = None
     invocation_state_provider: InvocationStateProvider | None = None
+    template_tools_provider: TemplateToolsProvider | None = None
+    """Narrows the agent's tools for one run (upstream ``ag_ui_strands``' name): see ``TemplateToolsProvider``."""
     limits: Mapping[str, int] | None = None
     """Strands' per-invocation budget (``{"turns": N, "output_tokens": N, "total_tokens": N}``)."""
     raw_events: bool = False
     """Pass Strands events that have no AG-UI meaning through as RAW (invocation_state keys and live objects
     stripped)."""
+    on_cancel: Callable[[CancelContext], Any] | None = None
+    """Called (sync or async) when a run is cancelled by id (``POST <path>/runs/{runId}/cancel``), after Strands
+    stopped and before RUN_FINISHED ``outcome: cancelled``: keep the partial work. A failure is reported as
+    ``CUSTOM strands_agui.hook_error``, never the end of the run."""
     multiagent_events: Literal["subagents", "steps"] = "subagents"
     """``"subagents"``: each node invocation is a subagent (SUBAGENT_STARTED ... FINISHED/ERROR, its events
     attributed by ``subagentRunId``). ``"steps"``: upstream ``ag_ui_strands``' shape (STEP_STARTED/STEP_FINISHED
