@@ -128,7 +128,7 @@ $(BENCH_STAMP): pyproject.toml | $(STAMP)
 bench-deps: $(BENCH_STAMP)
 
 # ARGS: the closed loop's knobs; OPEN_ARGS: the open loop's (--rates 50,100,150 --seconds 20); SERVER_ARGS: our
-# server's settings for all parts, e.g. SERVER_ARGS='--endpoint coalesce_seconds=0' (bench/apps.py: keywords)
+# server's settings for all parts, e.g. SERVER_ARGS='--endpoint coalesce_seconds=0' (bench/http.py: keywords)
 OPEN_ARGS ?=
 SERVER_ARGS ?=
 bench: deps bench-deps
