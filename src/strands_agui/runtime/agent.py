@@ -73,14 +73,16 @@ class StrandsAgent:
     async def run(self, input_data: RunAgentInput, *, recorder: Recorder | None = None,
                   trace: list[tuple[str, str, str]] | None = None, request: Any = None,
                   invocation_state: Mapping[str, Any] | None = None,
-                  pace: Pace | None = None) -> AsyncIterator[BaseEvent]:
+                  pace: Pace | None = None, principal: str | None = None) -> AsyncIterator[BaseEvent]:
         """Run the agent for one AG-UI request and yield its AG-UI events (RUN_STARTED first, one terminal last).
 
         ``recorder`` writes the Strands events this run consumed as a replayable log; ``trace`` collects
         ``(cause, trigger, state)`` for every transition; ``invocation_state`` (trusted, request-scoped values
         for hooks and tools, e.g. from the endpoint's ``invocation_state_provider``; else the configured
         ``StrandsAgentConfig.invocation_state_provider`` called with ``request``) is copied into
-        ``stream_async(..., invocation_state=)`` with the run input added (see ``runtime/invocation.py``)."""
+        ``stream_async(..., invocation_state=)`` with the run input added (see ``runtime/invocation.py``).
+        ``principal`` is whose thread this is (None: the anonymous principal; the endpoint passes the one its
+        ``auth`` named): another principal's pause on the same ``threadId`` is neither seen nor touched."""
         refused: RunRefused | None = None
         try:
             state = await resolve_invocation_state(self.config, request, input_data, invocation_state)
@@ -88,7 +90,7 @@ class StrandsAgent:
             refused, state = exc, {}
 
         with ExitStack() as stack:  # holds a paused thread for the whole run
-            pause = ThreadPause(self.sessions or default_store(), input_data, stack)
+            pause = ThreadPause(self.sessions or default_store(), input_data, stack, principal)
 
             def live(prompt: Prompt) -> tuple[Source, Stop, RunFacts]:
                 if refused is not None:

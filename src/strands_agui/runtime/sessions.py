@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import logging
 import math
 import os
@@ -51,39 +52,46 @@ RETENTION_ENV = "STRANDS_AGUI_PAUSE_RETENTION"
 DEFAULT_DIRECTORY = Path.home() / ".strands" / "sessions"
 
 
-def session_id(thread_id: str) -> str:
-    """The Strands session id of a thread: a digest, so any thread id is a safe file name."""
-    return "agui-" + hashlib.sha256(thread_id.encode("utf-8")).hexdigest()[:40]
+def session_id(thread_id: str, principal: str | None = None) -> str:
+    """The Strands session id of a principal's thread: a digest, so any thread id is a safe file name. The
+    anonymous principal's ids (``agui-<hex>``) and a named principal's (``agui-u-<hex>`` of both) never meet, so
+    no thread id sent anonymously reaches a named principal's thread."""
+    if principal is None:
+        return "agui-" + hashlib.sha256(thread_id.encode("utf-8")).hexdigest()[:40]
+    both = json.dumps([principal, thread_id]).encode("utf-8")
+    return "agui-u-" + hashlib.sha256(both).hexdigest()[:40]
 
 
 class SessionStore(ABC):
-    """Pause state of AG-UI threads, kept in Strands session managers (see the module docstring)."""
+    """Pause state of AG-UI threads, kept in Strands session managers (see the module docstring). A thread is
+    ``(principal, thread_id)``: ``principal`` (None: the anonymous one) is whom the endpoint's ``auth`` named
+    (``server/principals.py``); the same ``thread_id`` of another principal is another thread."""
 
     retention_seconds: float = DEFAULT_RETENTION_SECONDS
 
     @abstractmethod
-    def session_manager(self, thread_id: str) -> SessionManager:
+    def session_manager(self, thread_id: str, principal: str | None = None) -> SessionManager:
         """The Strands session manager of the thread's stored pause (restores the agent it is attached to)."""
 
     @abstractmethod
-    def paused_at(self, thread_id: str) -> float | None:
+    def paused_at(self, thread_id: str, principal: str | None = None) -> float | None:
         """When the thread's pause was stored (epoch seconds), or None when the thread is not paused."""
 
     @abstractmethod
-    def hold(self, thread_id: str) -> contextlib.AbstractContextManager[None]:
+    def hold(self, thread_id: str, principal: str | None = None) -> contextlib.AbstractContextManager[None]:
         """Exclusive use of the thread's stored pause for one run; raises ``RunRefused("THREAD_BUSY")``
         when another run holds it, ``RunRefused("INTERRUPT_NOT_FOUND")`` when there is none (any more)."""
 
     @abstractmethod
-    def park(self, thread_id: str, agent: Agent | MultiAgentBase) -> None:
+    def park(self, thread_id: str, agent: Agent | MultiAgentBase, principal: str | None = None) -> None:
         """Store ``agent`` (an Agent, Swarm or Graph that just paused) as the thread's pause, replacing any
         older one."""
 
     @abstractmethod
-    def remove(self, thread_id: str) -> None:
+    def remove(self, thread_id: str, principal: str | None = None) -> None:
         """Forget the thread's pause (no error when there is none)."""
 
-    def refresh(self, thread_id: str) -> None:  # noqa: B027 - optional
+    def refresh(self, thread_id: str, principal: str | None = None) -> None:  # noqa: B027 - optional
         """A resumed run paused again: its retention starts over (the state itself is already stored)."""
 
     def expired(self, paused_at: float) -> bool:
@@ -102,21 +110,21 @@ class FileSessions(SessionStore):
         self.directory = Path(directory)
         self.retention_seconds = retention_seconds
 
-    def _path(self, thread_id: str) -> Path:
-        return self.directory / f"session_{session_id(thread_id)}"
+    def _path(self, thread_id: str, principal: str | None = None) -> Path:
+        return self.directory / f"session_{session_id(thread_id, principal)}"
 
-    def session_manager(self, thread_id: str) -> SessionManager:
-        return FileSessionManager(session_id=session_id(thread_id), storage_dir=str(self.directory))
+    def session_manager(self, thread_id: str, principal: str | None = None) -> SessionManager:
+        return FileSessionManager(session_id=session_id(thread_id, principal), storage_dir=str(self.directory))
 
-    def paused_at(self, thread_id: str) -> float | None:
+    def paused_at(self, thread_id: str, principal: str | None = None) -> float | None:
         try:
-            return (self._path(thread_id) / "session.json").stat().st_mtime
+            return (self._path(thread_id, principal) / "session.json").stat().st_mtime
         except FileNotFoundError:
             return None
 
     @contextlib.contextmanager
-    def hold(self, thread_id: str) -> Iterator[None]:
-        path = self._path(thread_id)
+    def hold(self, thread_id: str, principal: str | None = None) -> Iterator[None]:
+        path = self._path(thread_id, principal)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
         except FileNotFoundError:
@@ -132,26 +140,27 @@ class FileSessions(SessionStore):
         finally:
             os.close(fd)
 
-    def park(self, thread_id: str, agent: Agent | MultiAgentBase) -> None:
+    def park(self, thread_id: str, agent: Agent | MultiAgentBase, principal: str | None = None) -> None:
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.sweep()
         staging = self.directory / f".staging-{uuid.uuid4().hex}"
         try:
-            initialize_session(FileSessionManager(session_id=session_id(thread_id), storage_dir=str(staging)), agent)
-            target = self._path(thread_id)
+            staged = FileSessionManager(session_id=session_id(thread_id, principal), storage_dir=str(staging))
+            initialize_session(staged, agent)
+            target = self._path(thread_id, principal)
             if target.exists():
-                with self.hold(thread_id):
+                with self.hold(thread_id, principal):
                     shutil.rmtree(target)
             os.rename(staging / target.name, target)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
-    def refresh(self, thread_id: str) -> None:
+    def refresh(self, thread_id: str, principal: str | None = None) -> None:
         with contextlib.suppress(FileNotFoundError):
-            os.utime(self._path(thread_id) / "session.json")
+            os.utime(self._path(thread_id, principal) / "session.json")
 
-    def remove(self, thread_id: str) -> None:
-        shutil.rmtree(self._path(thread_id), ignore_errors=True)
+    def remove(self, thread_id: str, principal: str | None = None) -> None:
+        shutil.rmtree(self._path(thread_id, principal), ignore_errors=True)
 
     def sweep(self) -> None:
         """Remove every expired pause (and staging left by a crashed worker)."""

@@ -49,6 +49,7 @@ from ..runtime.capabilities import capabilities
 from ..runtime.sessions import SessionStore
 from .inspector import inspected_run, wants_inspection
 from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, negotiate
+from .principals import principal_dependency, principal_of
 from .proto import INSTALL_HINT, PROTO_MEDIA_TYPE
 from .streaming import COALESCE_SECONDS, FRAMINGS, RunStream, encode_event, yield_to_loop
 from .validation import (
@@ -126,7 +127,10 @@ def add_strands_fastapi_endpoint(
     framing, when the Accept header prefers it and ``protobuf`` is installed).
 
     ``auth`` (a FastAPI dependency callable that raises ``HTTPException`` to refuse, ``ag_ui_strands``' name)
-    and then ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first. A request they refuse, or one
+    and then ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first. What ``auth`` returns, when it is a
+    ``str``, is the caller's principal: threads (their pauses) are the principal's own, another principal's
+    request on the same ``threadId`` is another thread (``server/principals.py``; None: the anonymous one).
+    A request they refuse, or one
     answered 406, 413, 415 or 422, never starts a run. A started run streams with status 200 and
     ends with one RUN_FINISHED or RUN_ERROR, unless the client leaves first, which cancels it.
     ``invocation_state_provider(request, input_data)`` (sync or async) returns a dict of trusted,
@@ -144,6 +148,8 @@ def add_strands_fastapi_endpoint(
     """
     _check_settings(keepalive_seconds, coalesce_seconds)
     limits = RequestLimits(max_body_bytes, max_messages, max_depth)
+    scope = principal_dependency(auth)  # runs auth; its str value scopes the caller's threads
+    guards = [*([Depends(scope)] if scope is not None else ()), *(dependencies or ())]
     if invocation_state_provider is not None:  # the endpoint's provider is the run's (runtime/invocation.py)
         agent = copy.copy(agent)
         agent.config = replace(agent.config, invocation_state_provider=invocation_state_provider)
@@ -156,9 +162,10 @@ def add_strands_fastapi_endpoint(
         """The run, streamed in the framing the Accept header chose. Runs only once every dependency has
         passed. The request reaches the ``invocation_state_provider``; the run yields to the event loop after
         each Strands event (``pace``, see ``streaming``: Fairness)."""
-        events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop)
+        principal = principal_of(request)
+        events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop, principal=principal)
                   if inspect and wants_inspection(input_data)
-                  else agent.run(input_data, request=request, pace=yield_to_loop))
+                  else agent.run(input_data, request=request, pace=yield_to_loop, principal=principal))
         return RunStream(events, framing=FRAMINGS[media_type], keepalive=keepalive_seconds,
                          coalesce=coalesce_seconds)
 
@@ -168,7 +175,7 @@ def add_strands_fastapi_endpoint(
         methods=["POST"],
         response_class=RunStream,
         status_code=200,
-        dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ())],
+        dependencies=guards,
         route_class_override=run_route(limits, fetch_media),
         name=name or agent.name,
         summary=f"Run {agent.name}",
@@ -181,7 +188,7 @@ def add_strands_fastapi_endpoint(
         return capabilities(agent).model_dump(mode="json", by_alias=True, exclude_none=True)
 
     app.add_api_route(f"{path.rstrip('/')}/capabilities", agent_capabilities, methods=["GET"],
-                      dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ())],
+                      dependencies=guards,
                       name=f"{name or agent.name}_capabilities", summary=f"What {agent.name} can do")
     _document_message_roles(app)
 
