@@ -46,6 +46,7 @@ from ..errors import RunRefused
 logger = logging.getLogger(__name__)
 
 DEFAULT_RETENTION_SECONDS = 24 * 3600.0
+DEFAULT_LEASE_SECONDS = 30.0  # S3Sessions: a dead holder's lease expires this long after its last renewal
 STAGING_SECONDS = 3600.0  # a staging directory this old was left by a crashed worker
 SESSIONS_ENV = "STRANDS_AGUI_SESSIONS"
 RETENTION_ENV = "STRANDS_AGUI_PAUSE_RETENTION"
@@ -176,21 +177,33 @@ class FileSessions(SessionStore):
                 shutil.rmtree(entry, ignore_errors=True)
 
 
-def default_store() -> FileSessions:
-    """``$STRANDS_AGUI_SESSIONS`` (set by ``strands-agui serve --sessions DIR``), else ``~/.strands/sessions``;
-    retention ``$STRANDS_AGUI_PAUSE_RETENTION`` seconds (``serve --pause-retention``), else 24 h."""
-    return FileSessions(os.environ.get(SESSIONS_ENV) or DEFAULT_DIRECTORY, retention_seconds=_retention())
+def default_store() -> SessionStore:
+    """``$STRANDS_AGUI_SESSIONS`` (set by ``strands-agui serve --sessions DIR|s3://BUCKET/PREFIX``): a directory
+    (:class:`FileSessions`) or ``s3://`` (:class:`~strands_agui.runtime.s3sessions.S3Sessions`, lease
+    ``$STRANDS_AGUI_LEASE_SECONDS``), else ``~/.strands/sessions``; retention ``$STRANDS_AGUI_PAUSE_RETENTION``
+    seconds (``serve --pause-retention``), else 24 h."""
+    where = os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY)
+    if where.startswith("s3://"):
+        from .s3sessions import LEASE_ENV, S3Sessions
+
+        lease = _seconds(LEASE_ENV, os.environ.get(LEASE_ENV), DEFAULT_LEASE_SECONDS)
+        return S3Sessions.from_url(where, retention_seconds=_retention(), lease_seconds=lease)
+    return FileSessions(where, retention_seconds=_retention())
 
 
 def _retention() -> float:
-    text = os.environ.get(RETENTION_ENV)
+    return _seconds(RETENTION_ENV, os.environ.get(RETENTION_ENV), DEFAULT_RETENTION_SECONDS)
+
+
+def _seconds(name: str, text: str | None, default: float) -> float:
+    """``text`` as a number of seconds > 0 (``inf`` allowed); ``default`` when unset or wrong (logged)."""
     try:
-        value = float(text) if text else DEFAULT_RETENTION_SECONDS
+        value = float(text) if text else default
     except ValueError:
         value = 0.0
     if not value > 0:
-        logger.warning("ignoring %s=%r: not a number of seconds > 0", RETENTION_ENV, text)
-        return DEFAULT_RETENTION_SECONDS
+        logger.warning("ignoring %s=%r: not a number of seconds > 0", name, text)
+        return default
     return value
 
 
