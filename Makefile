@@ -9,7 +9,7 @@
 #   make bench     strands-agui vs ag_ui_strands==1.0.2, side by side: HTTP runs/s + TTFE, in-process cost (bench/)
 #   make soak      server RSS over 10,000 runs on new threads (RUNS=...)
 #   make fuzz      10,000 generated Strands runs through the translator + schemathesis, all phases (tests/fuzz.py)
-#   make lint      ruff + mypy
+#   make lint      ruff + mypy + lint-imports (the layers, no import cycle)
 #   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
 
 SHELL := bash
@@ -128,6 +128,7 @@ fuzz: deps
 lint: deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
+	$(BIN)/lint-imports --no-cache
 
 clean:
 	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules $(STAMP) \

@@ -13,9 +13,9 @@ from .config import (
 )
 from .errors import ERROR_CODES
 from .runtime.agent import StrandsAgent
+from .runtime.runlog import RecordedRun, Recorder, read_log
 from .runtime.s3sessions import S3Sessions
 from .runtime.sessions import FileSessions, SessionStore
-from .tooling.recording import RecordedRun, Recorder, read_log
 from .tooling.replay import replay, replay_to_list
 
 __all__ = [

@@ -22,7 +22,6 @@ from transitions import MachineError
 from ..config import StrandsAgentConfig
 from ..core.translator import HookCall, Item, Translator, new_id
 from ..errors import RunFailure, RunRefused, adapter_failure, strands_failure
-from ..tooling.recording import RecordedRun, Recorder, record_stream, replay_events
 from .agents import AgentSource
 from .conversation import conversation
 from .hooks import run_hook
@@ -30,6 +29,7 @@ from .invocation import invocation_state as resolve_invocation_state
 from .invocation import stream_kwargs
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
+from .runlog import RecordedRun, Recorder, record_stream, replay_events
 from .sessions import SessionStore, default_store
 
 logger = logging.getLogger(__name__)

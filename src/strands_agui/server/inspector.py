@@ -13,7 +13,7 @@ run carries two kinds of ``CUSTOM`` events, which any AG-UI client may ignore:
   present when there are any; ``transitions`` are the run's own machine only.
   Every Strands event the run consumed has a step, in order, also when it moved nothing.
 * ``strands_agui.log``, sent once, just before RUN_FINISHED / RUN_ERROR:
-  ``value = {"log": "<the run's log, JSON Lines as tooling.recording writes it>"}``, replayable with
+  ``value = {"log": "<the run's log, JSON Lines as runtime/runlog writes it>"}``, replayable with
   ``strands-agui replay``; ``{"log": null, "truncated": true, "bytes": N}`` when it exceeds ``max_log_bytes``.
 
 The events are what Strands yielded (less live objects), so enable this only where the people who can reach
@@ -30,7 +30,7 @@ from typing import Any
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 
 from ..runtime.agent import Pace, StrandsAgent
-from ..tooling.recording import Recorder, sanitize_event
+from ..runtime.runlog import Recorder, sanitize_event
 
 TRACE_EVENT = "strands_agui.trace"
 LOG_EVENT = "strands_agui.log"

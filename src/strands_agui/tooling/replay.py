@@ -16,7 +16,7 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from ..config import StrandsAgentConfig
 from ..core.translator import new_id
 from ..runtime.agent import StrandsAgent
-from .recording import RecordedRun, read_log
+from ..runtime.runlog import RecordedRun, read_log
 
 LogSource = RecordedRun | str | os.PathLike[str] | TextIO
 
