@@ -30,7 +30,8 @@ from .invocation import stream_kwargs
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
 from .runlog import RecordedRun, Recorder, record_stream, replay_events
-from .sessions import SessionStore, default_store
+from .sessions import SessionStore
+from .stores import default_store
 
 logger = logging.getLogger(__name__)
 

@@ -26,7 +26,6 @@ import contextlib
 import fcntl
 import hashlib
 import json
-import logging
 import math
 import os
 import shutil
@@ -42,8 +41,6 @@ from strands.session import FileSessionManager
 from strands.session.session_manager import SessionManager
 
 from ..errors import RunRefused
-
-logger = logging.getLogger(__name__)
 
 DEFAULT_RETENTION_SECONDS = 24 * 3600.0
 DEFAULT_LEASE_SECONDS = 30.0  # S3Sessions: a dead holder's lease expires this long after its last renewal
@@ -175,36 +172,6 @@ class FileSessions(SessionStore):
                 else entry.name.startswith(".staging-") and time.time() - stamp > STAGING_SECONDS
             if stale:
                 shutil.rmtree(entry, ignore_errors=True)
-
-
-def default_store() -> SessionStore:
-    """``$STRANDS_AGUI_SESSIONS`` (set by ``strands-agui serve --sessions DIR|s3://BUCKET/PREFIX``): a directory
-    (:class:`FileSessions`) or ``s3://`` (:class:`~strands_agui.runtime.s3sessions.S3Sessions`, lease
-    ``$STRANDS_AGUI_LEASE_SECONDS``), else ``~/.strands/sessions``; retention ``$STRANDS_AGUI_PAUSE_RETENTION``
-    seconds (``serve --pause-retention``), else 24 h."""
-    where = os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY)
-    if where.startswith("s3://"):
-        from .s3sessions import LEASE_ENV, S3Sessions
-
-        lease = _seconds(LEASE_ENV, os.environ.get(LEASE_ENV), DEFAULT_LEASE_SECONDS)
-        return S3Sessions.from_url(where, retention_seconds=_retention(), lease_seconds=lease)
-    return FileSessions(where, retention_seconds=_retention())
-
-
-def _retention() -> float:
-    return _seconds(RETENTION_ENV, os.environ.get(RETENTION_ENV), DEFAULT_RETENTION_SECONDS)
-
-
-def _seconds(name: str, text: str | None, default: float) -> float:
-    """``text`` as a number of seconds > 0 (``inf`` allowed); ``default`` when unset or wrong (logged)."""
-    try:
-        value = float(text) if text else default
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        logger.warning("ignoring %s=%r: not a number of seconds > 0", name, text)
-        return default
-    return value
 
 
 def initialize_session(manager: SessionManager, agent: Agent | MultiAgentBase) -> None:
