@@ -6,7 +6,8 @@
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
 #   make proto     regenerate server/proto/agui_v1/*_pb2.py(i) from the vendored AG-UI .proto files
 #   make screenshots  the console screenshots in docs/ (headless Chromium)
-#   make bench     strands-agui vs ag_ui_strands==1.0.2, side by side: HTTP runs/s + TTFE, in-process cost (bench/)
+#   make bench     strands-agui vs ag_ui_strands==1.0.2 and the no-adapter floor: closed loop, open loop, in process
+#   make bench-profile  py-spy on ours and the floor at 20 runs/s: where the CPU per run goes (bench/profile.py)
 #   make soak      server RSS over 10,000 runs on new threads (RUNS=...)
 #   make fuzz      10,000 generated Strands runs through the translator + schemathesis, all phases (tests/fuzz.py)
 #   make lint      ruff + mypy + lint-imports (the layers, no import cycle)
@@ -38,13 +39,14 @@ export npm_config_update_notifier := false
 # root on CI; elsewhere fall back to passwordless sudo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
 
-.PHONY: all venv node-deps node-tool deps tools test run diagrams proto screenshots bench bench-deps soak fuzz lint clean \
+.PHONY: all venv node-deps node-tool deps tools test run diagrams proto screenshots bench bench-deps bench-profile soak \
+	fuzz lint clean \
 	distclean help
 
 all: test
 
 help:
-	@sed -n '1,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,15p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
@@ -114,9 +116,17 @@ $(BENCH_STAMP): pyproject.toml | $(STAMP)
 
 bench-deps: $(BENCH_STAMP)
 
+# ARGS: the closed loop's knobs; OPEN_ARGS: the open loop's (--rates 50,100,150 --seconds 20); SERVER_ARGS: our
+# server's settings for all parts, e.g. SERVER_ARGS='--endpoint coalesce_seconds=0' (bench/apps.py: keywords)
+OPEN_ARGS ?=
+SERVER_ARGS ?=
 bench: deps bench-deps
-	$(PYTHON) -m bench.http $(ARGS)
+	$(PYTHON) -m bench.http $(SERVER_ARGS) $(ARGS)
+	$(PYTHON) -m bench.openloop $(SERVER_ARGS) $(OPEN_ARGS)
 	$(PYTHON) -m bench.overhead
+
+bench-profile: deps bench-deps
+	$(PYTHON) -m bench.profile $(SERVER_ARGS) $(ARGS)
 
 RUNS ?= 10000
 soak: deps

@@ -14,7 +14,7 @@ import pytest
 from ag_ui.core import RunAgentInput
 
 from strands_agui import StrandsAgent, read_log, replay_to_list
-from strands_agui.core.interrupts import APPROVAL_SCHEMA
+from strands_agui.core.interrupt_map import APPROVAL_SCHEMA
 from strands_agui.runtime.runlog import Recorder
 from strands_agui.runtime.sessions import FileSessions
 from strands_agui.tooling.testing import assert_matches_golden, dump_events, normalize_ids

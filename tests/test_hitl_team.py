@@ -22,7 +22,7 @@ from strands.hooks import BeforeNodeCallEvent
 from strands.multiagent import GraphBuilder
 
 from strands_agui import StrandsAgent, read_log, replay_to_list
-from strands_agui.core.interrupts import APPROVAL_SCHEMA
+from strands_agui.core.interrupt_map import APPROVAL_SCHEMA
 from strands_agui.runtime.runlog import Recorder
 from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions
 from strands_agui.runtime.stores import default_store

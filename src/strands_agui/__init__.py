@@ -20,6 +20,8 @@ from .tooling.replay import replay, replay_to_list
 
 __all__ = [
     "ERROR_CODES",
+    "AppSettings",
+    "EndpointSettings",
     "FileSessions",
     "MediaFetchPolicy",
     "PredictStateMapping",
@@ -43,7 +45,7 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     # The transport is imported on first use, so the translator can be used without loading FastAPI.
-    if name in ("add_ping", "add_strands_fastapi_endpoint", "create_strands_app"):
+    if name in ("AppSettings", "EndpointSettings", "add_ping", "add_strands_fastapi_endpoint", "create_strands_app"):
         from .server import endpoint
 
         return getattr(endpoint, name)

@@ -96,17 +96,14 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_diagram(args: argparse.Namespace) -> int:
-    from .diagrams import embed_in_readme, render
+    from .diagrams import GRAPHVIZ_HINT, embed_in_readme, graphviz_missing, render
 
-    try:
-        paths = render(args.out, with_svg=not args.no_svg)
-    except Exception as exc:
-        if type(exc).__name__ == "ExecutableNotFound":
-            raise CliError("Graphviz's `dot` is not installed: install graphviz (apt-get install graphviz, "
-                           "brew install graphviz) or pass --no-svg") from exc
-        raise
-    for path in paths:
+    if args.console and (missing := graphviz_missing()):
+        raise CliError(f"--console draws the console's SVG, but {missing}: {GRAPHVIZ_HINT}")
+    for path in render(args.out, with_svg=not args.no_svg):
         print(path)
+    if missing := graphviz_missing(with_svg=not args.no_svg):
+        print(f"strands-agui: wrote the Mermaid diagram only ({missing}); {GRAPHVIZ_HINT}", file=sys.stderr)
     if args.readme and embed_in_readme(args.readme):
         print(args.readme)
     if args.console:
@@ -209,12 +206,18 @@ def parser() -> argparse.ArgumentParser:
     replay.add_argument("--partial", action="store_true",
                         help="replay a log without its end marker (cut short, or written before the marker)")
     replay.set_defaults(func=cmd_replay)
-    diagram = sub.add_parser("diagram", parents=[common], help="render the run machine into diagrams/")
-    diagram.add_argument("--out", default="diagrams")
-    diagram.add_argument("--no-svg", action="store_true")
-    diagram.add_argument("--readme", help="also refresh the Mermaid block of this README")
-    diagram.add_argument("--console", help="also write the console's SVG of the machine to this path "
-                         "(src/strands_agui/server/static/run_machine.svg in the repo)")
+    diagram = sub.add_parser(
+        "diagram", parents=[common], help="render the run machine into diagrams/",
+        description="Draw the run machine (the transition table every run follows). Mermaid always; DOT when "
+        "the graphviz Python package is installed (pip install 'strands-agui[diagrams]'); SVG when Graphviz's "
+        "`dot` is on PATH too. Without them it writes the Mermaid file and says how to get the others.")
+    diagram.add_argument("--out", default="diagrams", metavar="DIR",
+                         help="directory for run_machine.mmd, .dot and .svg (created if absent; default diagrams)")
+    diagram.add_argument("--no-svg", action="store_true", help="skip the SVG (and the need for `dot`)")
+    diagram.add_argument("--readme", metavar="PATH", help="also refresh the Mermaid block of this Markdown file "
+                         "(between <!-- diagram:start --> and <!-- diagram:end -->)")
+    diagram.add_argument("--console", metavar="PATH", help="also write the console's SVG of the machine to this "
+                         "path (src/strands_agui/server/static/run_machine.svg in the repo; needs graphviz)")
     diagram.set_defaults(func=cmd_diagram)
     return root
 

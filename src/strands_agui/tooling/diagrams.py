@@ -1,11 +1,16 @@
 """Render the run machine (``machine.TRANSITIONS``) into ``diagrams/``: Mermaid (renders on GitHub), Graphviz
 DOT source and SVG. Rendering is done by ``transitions``' own diagram engines from the same table the runs
 use, so a diagram cannot drift from the code; ``tests/test_machine.py`` fails when the committed files do.
+
+Mermaid needs nothing beyond a plain install (``transitions`` writes it itself); DOT needs the ``graphviz``
+Python package (``pip install 'strands-agui[diagrams]'``) and SVG also Graphviz's ``dot`` binary.
+:func:`graphviz_missing` says which of the two is absent.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Literal
 
@@ -14,6 +19,8 @@ from transitions.extensions import GraphMachine
 from ..core.machine import IDLE, STATES, TRANSITIONS
 
 TITLE = "strands-agui run machine"
+GRAPHVIZ_HINT = ("for the DOT and SVG files too: pip install 'strands-agui[diagrams]' and install Graphviz "
+                 "(apt-get install graphviz, brew install graphviz)")
 BASENAME = "run_machine"
 
 
@@ -63,13 +70,27 @@ def embed_in_readme(readme: str | Path) -> bool:
     return updated != text
 
 
+def graphviz_missing(*, with_svg: bool = True) -> str | None:
+    """What stops the DOT (and, ``with_svg``, the SVG) drawing here, or None when nothing does."""
+    try:
+        import graphviz  # noqa: F401
+    except ImportError:
+        return "the graphviz Python package is not installed"
+    if with_svg and shutil.which("dot") is None:
+        return "Graphviz's `dot` is not on PATH"
+    return None
+
+
 def render(out_dir: str | Path = "diagrams", *, with_svg: bool = True) -> list[Path]:
-    """Write ``run_machine.mmd``, ``run_machine.dot`` (and ``run_machine.svg``) into ``out_dir``."""
+    """Write ``run_machine.mmd`` into ``out_dir``, then ``run_machine.dot`` when the graphviz package is
+    installed and ``run_machine.svg`` (``with_svg``) when ``dot`` is there too; returns the files written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    files = {f"{BASENAME}.mmd": mermaid(), f"{BASENAME}.dot": dot()}
-    if with_svg:
-        files[f"{BASENAME}.svg"] = svg()
+    files = {f"{BASENAME}.mmd": mermaid()}
+    if graphviz_missing(with_svg=False) is None:
+        files[f"{BASENAME}.dot"] = dot()
+        if with_svg and graphviz_missing() is None:
+            files[f"{BASENAME}.svg"] = svg()
     written = []
     for name, text in files.items():
         path = out / name
