@@ -38,10 +38,18 @@ from strands import Agent
 from strands.multiagent.base import MultiAgentBase
 from strands.session import S3SessionManager
 from strands.session.session_manager import SessionManager
+from strands.session.session_repository import SessionRepository
 from strands.types.exceptions import SessionException
 
 from ..errors import RunRefused
-from .sessions import DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_SECONDS, SessionStore, initialize_session, session_id
+from .sessions import (
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_RETENTION_SECONDS,
+    THREADS_SESSION,
+    SessionStore,
+    initialize_session,
+    session_id,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +82,7 @@ class S3Sessions(SessionStore):
         self.retention_seconds = retention_seconds
         self.lease_seconds = lease_seconds
         self.client = client or boto3.Session().client("s3", config=CLIENT_CONFIG)
+        self._threads: S3SessionManager | None = None
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> S3Sessions:
@@ -82,6 +91,21 @@ class S3Sessions(SessionStore):
         if not bucket:
             raise ValueError(f"{url!r}: give s3://BUCKET or s3://BUCKET/PREFIX")
         return cls(bucket, prefix, **kwargs)
+
+    def threads_repository(self) -> SessionRepository:
+        if self._threads is None:
+            self._threads = S3SessionManager(THREADS_SESSION, self.bucket, self._key("threads"),
+                                             boto_client_config=CLIENT_CONFIG,
+                                             endpoint_url=self.client.meta.endpoint_url)
+        return self._threads
+
+    def thread_session_ids(self) -> list[str]:
+        root = self._key("threads", "session_")
+        with s3_errors():
+            pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=root,
+                                                                          Delimiter="/")
+            names = [p["Prefix"][len(root):].rstrip("/") for page in pages for p in page.get("CommonPrefixes", ())]
+        return [name for name in names if name != THREADS_SESSION]
 
     def _key(self, *parts: str) -> str:
         return "/".join((self.prefix, *parts) if self.prefix else parts)

@@ -39,10 +39,12 @@ from strands import Agent
 from strands.multiagent.base import MultiAgentBase
 from strands.session import FileSessionManager
 from strands.session.session_manager import SessionManager
+from strands.session.session_repository import SessionRepository
 
 from ..errors import RunRefused
 
 DEFAULT_RETENTION_SECONDS = 24 * 3600.0
+THREADS_SESSION = "agui-threads"  # the threads repository's own (empty) session
 DEFAULT_LEASE_SECONDS = 30.0  # S3Sessions: a dead holder's lease expires this long after its last renewal
 STAGING_SECONDS = 3600.0  # a staging directory this old was left by a crashed worker
 SESSIONS_ENV = "STRANDS_AGUI_SESSIONS"
@@ -89,6 +91,14 @@ class SessionStore(ABC):
     def remove(self, thread_id: str, principal: str | None = None) -> None:
         """Forget the thread's pause (no error when there is none)."""
 
+    def threads_repository(self) -> SessionRepository:
+        """Where server-side threads are kept (``runtime/threads.py``): a Strands session repository."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no server-side threads")
+
+    def thread_session_ids(self) -> list[str]:
+        """The session ids of every kept thread (of every principal)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no server-side threads")
+
     def refresh(self, thread_id: str, principal: str | None = None) -> None:  # noqa: B027 - optional
         """A resumed run paused again: its retention starts over (the state itself is already stored)."""
 
@@ -107,6 +117,20 @@ class FileSessions(SessionStore):
                  retention_seconds: float = DEFAULT_RETENTION_SECONDS) -> None:
         self.directory = Path(directory)
         self.retention_seconds = retention_seconds
+        self._threads: FileSessionManager | None = None
+
+    def threads_repository(self) -> SessionRepository:
+        if self._threads is None:
+            self._threads = FileSessionManager(session_id=THREADS_SESSION, storage_dir=str(self.directory / "threads"))
+        return self._threads
+
+    def thread_session_ids(self) -> list[str]:
+        try:
+            names = [entry.name for entry in (self.directory / "threads").iterdir()]
+        except FileNotFoundError:
+            return []
+        return [name.removeprefix("session_") for name in names
+                if name.startswith("session_") and name != f"session_{THREADS_SESSION}"]
 
     def _path(self, thread_id: str, principal: str | None = None) -> Path:
         return self.directory / f"session_{session_id(thread_id, principal)}"

@@ -62,6 +62,7 @@ from .settings import (
     takes_settings,
 )
 from .streaming import FRAMINGS, RunStream, encode_event, yield_to_loop
+from .threads import add_thread_routes
 from .validation import run_route, validated_run_input
 
 __all__ = [
@@ -98,6 +99,7 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
         agent.config = replace(agent.config, invocation_state_provider=settings.invocation_state_provider)
     _add_run_route(app, agent, path, settings)
     _add_capabilities_route(app, agent, path, settings)
+    add_thread_routes(app, agent, path, settings)
     document_message_roles(app)
 
 
@@ -152,9 +154,10 @@ def create_strands_app(agent: StrandsAgent, path: str = "/", health_path: str | 
     """
     settings = settings_with(settings or AppSettings(), _resolve_aliases(health_path, ping_path, origins, options),
                              "create_strands_app")
-    if settings.sessions is not None:
+    if settings.sessions is not None or settings.threads is not None:
         agent = copy.copy(agent)
-        agent.sessions = settings.sessions
+        agent.sessions = settings.sessions or agent.sessions
+        agent.threads = agent.threads if settings.threads is None else settings.threads
     app = FastAPI(title=agent.name, description=agent.description)
     if not settings.api_docs:
         without_api_docs(app)

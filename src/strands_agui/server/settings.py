@@ -99,7 +99,9 @@ class AppSettings(EndpointSettings):
     (unauthenticated; None: no health route).
 
     ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
-    :class:`~strands_agui.runtime.sessions.FileSessions`). CORS is off unless ``cors_origins`` is given. Then
+    :class:`~strands_agui.runtime.sessions.FileSessions`). ``threads=True`` keeps each principal's threads on the
+    server too, in the same store (``runtime/threads.py``; None: the agent's own setting, else
+    ``$STRANDS_AGUI_THREADS``). CORS is off unless ``cors_origins`` is given. Then
     exactly those origins may call the app (GET and POST, any request header, no credentials); there is never a
     wildcard origin. ``api_docs=False`` removes ``/docs``, ``/redoc`` and ``/openapi.json`` (404).
     """
@@ -107,6 +109,7 @@ class AppSettings(EndpointSettings):
     health_path: str | None = "/ping"
     cors_origins: Sequence[str] = ()
     sessions: SessionStore | None = None
+    threads: bool | None = None
     api_docs: bool = True
 
     def __post_init__(self) -> None:
@@ -136,6 +139,7 @@ class AppOptions(EndpointOptions, total=False):
 
     cors_origins: Sequence[str]
     sessions: SessionStore | None
+    threads: bool | None
     api_docs: bool
 
 

@@ -1,7 +1,7 @@
 """``strands-agui``: serve, record, replay, diagram.
 
-    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR|s3://B/P] [--pause-retention S]
-                       [--workers N] [--no-docs]
+    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR|s3://B/P] [--threads]
+                       [--pause-retention S] [--workers N] [--no-docs]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR] [--format jsonl|sse] [--trace]
                                   [--partial]
@@ -126,6 +126,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..runtime.sessions import RETENTION_ENV, SESSIONS_ENV
+    from ..runtime.threads import THREADS_ENV
     from ..server.endpoint import without_api_docs
 
     if args.workers < 1:
@@ -137,6 +138,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         os.environ[SESSIONS_ENV] = args.sessions if s3 else str(Path(args.sessions).resolve())
     if args.pause_retention is not None:
         os.environ[RETENTION_ENV] = str(args.pause_retention)
+    if args.threads:
+        os.environ[THREADS_ENV] = "1"
     app: Any = load_app(args.app)  # also checked when the workers import it themselves
     factory = args.no_docs and args.workers > 1
     if factory:
@@ -187,6 +190,9 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--pause-retention", type=float, metavar="SECONDS",
                        help="how long a paused run stays resumable (its interrupts' expiresAt; default 86400, "
                        "inf: forever)")
+    serve.add_argument("--threads", action="store_true",
+                       help="keep each caller's threads on the server, in the --sessions store (a request may send "
+                       "only its new messages; GET <path>/threads lists them)")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.add_argument("--no-docs", action="store_true", help="serve without /docs, /redoc and /openapi.json")
     serve.set_defaults(func=cmd_serve)
