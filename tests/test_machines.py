@@ -110,7 +110,8 @@ def machines(s3: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> It
     """(the proxy, machine a, machine b): two serve processes in their own directories, one S3 prefix."""
     root = tmp_path_factory.mktemp("machines")
     sessions = f"s3://{BUCKET}/pauses"
-    with serve(sessions, cwd=_dir(root / "a"), env=s3) as a, serve(sessions, cwd=_dir(root / "b"), env=s3) as b, \
+    env = {**s3, "STRANDS_AGUI_THREADS": "1"}  # serve --threads
+    with serve(sessions, cwd=_dir(root / "a"), env=env) as a, serve(sessions, cwd=_dir(root / "b"), env=env) as b, \
             nginx(root / "nginx", a.removeprefix("http://"), b.removeprefix("http://")) as proxy:
         yield proxy, a, b
 
@@ -148,6 +149,19 @@ def test_a_pause_parked_through_one_machine_resumes_through_the_other(machines: 
 def _ask() -> dict[str, Any]:
     return {"threadId": f"ask-{uuid.uuid4().hex}", "runId": "r1",
             "messages": [{"id": "u1", "role": "user", "content": "fly me to Oslo"}]}
+
+
+def test_a_thread_kept_through_one_machine_is_listed_restored_and_deleted_through_the_other(
+        machines: tuple[str, str, str]) -> None:
+    _, a, b = machines
+    ask = _ask()
+    post(a, ask)
+    page = httpx.get(f"{b}{ROUTE}/threads", params={"limit": 100}).json()
+    assert ask["threadId"] in [t["threadId"] for t in page["threads"]]
+    kept = httpx.get(f"{b}{ROUTE}/threads/{ask['threadId']}").json()
+    assert kept["messages"][0]["content"] == "fly me to Oslo" and len(kept["pendingInterrupts"]) == 1
+    assert httpx.delete(f"{b}{ROUTE}/threads/{ask['threadId']}").status_code == 204
+    assert httpx.get(f"{a}{ROUTE}/threads/{ask['threadId']}").status_code == 404
 
 
 def test_of_two_concurrent_resumes_on_two_machines_one_wins(machines: tuple[str, str, str]) -> None:
