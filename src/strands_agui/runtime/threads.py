@@ -14,7 +14,8 @@ order; a stored message the client sent changed, or left out, keeps its stored f
 ``MESSAGES_SNAPSHOT`` of those messages, so the client holds what the server holds. Branching is explicit: a
 request with ``parentRunId`` whose history ends before the stored one (regenerate: the last assistant turn
 dropped; edit: an earlier user message changed) replaces the stored thread from the first message that differs.
-State: the client's, when it sends one; else the stored one.
+State: the client's, when it sends one; else the stored one. Two runs at once on one thread (not paused: a
+paused one is held) each keep what they ended with; the later to finish is the thread.
 """
 
 from __future__ import annotations
@@ -150,6 +151,10 @@ def merged_input(stored: StoredThread | None, input_data: RunAgentInput) -> RunA
         {"threadId": "t", "runId": "r", "messages": messages}).messages, "state": state})
 
 
+def _dumped(messages: Sequence[Any]) -> list[dict[str, Any]]:
+    return [as_json(m) for m in messages]
+
+
 def _branch_point(kept: Sequence[dict[str, Any]], sent: Sequence[dict[str, Any]]) -> int:
     """How many stored messages a branching request keeps: up to the first one it changed or left out."""
     for index, message in enumerate(kept):
@@ -218,7 +223,7 @@ class ServerThread:
         one anyway). A client keeps a snapshot's messages it holds where they are, drops the others it holds and
         appends the rest (``@ag-ui/client``), so when one snapshot would leave the client's order, a first one of
         the messages before the first the client holds comes first: after it, the second appends in order."""
-        if self.input is self.sent or self.input.resume:
+        if self.input.resume or _dumped(self.input.messages) == _dumped(self.sent.messages):
             return []
         messages = list(self.input.messages)
         held = {m.id for m in self.sent.messages}
