@@ -1,5 +1,6 @@
 """The human_in_the_loop example behind bearer tokens, served at ``/human_in_the_loop`` for the principal tests
-(``strands-agui serve --app tests.principal_app:app``): each token names its principal; no token -> 401."""
+(``strands-agui serve --app tests.principal_app:app``): each token names its principal; no token -> 401. Runs
+are resumable (their events kept in memory), so a run's reconnect and cancel routes are principal-scoped too."""
 
 from __future__ import annotations
 
@@ -19,4 +20,4 @@ def principal(authorization: str = Header("")) -> str:
     return TOKENS[token]
 
 
-app = create_strands_app(build_agent(), path="/human_in_the_loop", auth=principal)
+app = create_strands_app(build_agent(), path="/human_in_the_loop", auth=principal, resumable=True)

@@ -1,6 +1,7 @@
 """Threads belong to the principal ``auth`` names: over HTTP, with two bearer tokens, another caller on the same
-``threadId`` can neither abandon, resume nor see the first caller's paused run, and an interrupt id that is not
-the caller's is refused exactly like an unknown one.
+``threadId`` can neither abandon, resume nor see the first caller's paused run, an interrupt id that is not
+the caller's is refused exactly like an unknown one, and another caller's run can be neither followed nor
+cancelled by its id.
 
 A real ``strands-agui serve`` process on loopback (``tests/principal_app.py``: the human_in_the_loop example
 behind bearer tokens), the example's scripted model.
@@ -31,7 +32,9 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
-def post(url: str, token: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+def post(url: str, token: str, body: dict[str, Any], fresh: bool = True) -> list[dict[str, Any]]:
+    """One run of ``body`` as ``token``'s caller (a fresh runId unless ``fresh`` is False: run ids are unique)."""
+    body = {**body, "runId": f"r-{uuid.uuid4().hex}"} if fresh else body
     response = httpx.post(url + ROUTE, json=body, timeout=30,
                           headers={"Accept": "text/event-stream", "Authorization": f"Bearer {token}"})
     assert response.status_code == 200, response.text
@@ -39,16 +42,17 @@ def post(url: str, token: str, body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def ask(thread: str, city: str) -> dict[str, Any]:
-    return {"threadId": thread, "runId": "r1", "messages": [{"id": "u1", "role": "user",
-                                                             "content": f"fly me to {city}"}]}
+    return {"threadId": thread, "runId": f"r-{uuid.uuid4().hex}", "messages": [{"id": "u1", "role": "user",
+                                                                             "content": f"fly me to {city}"}]}
 
 
 def pause(url: str, token: str, thread: str, city: str) -> dict[str, Any]:
     """Pause ``token``'s run on ``thread``; returns the resume request that approves it."""
-    events = post(url, token, ask(thread, city))
+    first = ask(thread, city)
+    events = post(url, token, first)
     assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "interrupt", events[-1]
     (interrupt,) = events[-1]["outcome"]["interrupts"]
-    return {"threadId": thread, "runId": "r2", "messages": held_messages(ask(thread, city), events),
+    return {"threadId": thread, "runId": f"r-{uuid.uuid4().hex}", "messages": held_messages(first, events),
             "resume": [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]}
 
 
@@ -75,6 +79,18 @@ def test_another_principal_on_the_same_thread_id_does_not_abandon_the_pause(url:
     bob = pause(url, BOB, thread, "Lima")  # bob's own thread of that id: it pauses on its own
     assert booked(post(url, ALICE, alice), "Porto")
     assert booked(post(url, BOB, bob), "Lima")
+
+
+def test_another_principals_run_can_be_neither_followed_nor_cancelled(url: str) -> None:
+    ask_body = ask(f"t-{uuid.uuid4().hex}", "Porto")
+    post(url, ALICE, ask_body, fresh=False)
+    events = f"{url}{ROUTE}/runs/{ask_body['runId']}/events"
+    cancel = f"{url}{ROUTE}/runs/{ask_body['runId']}/cancel"
+    sse = {"Accept": "text/event-stream"}
+    assert httpx.get(events, headers={**sse, "Authorization": f"Bearer {BOB}"}).status_code == 404
+    assert httpx.post(cancel, headers={"Authorization": f"Bearer {BOB}"}).status_code == 404
+    mine = httpx.get(events, headers={**sse, "Authorization": f"Bearer {ALICE}"}, timeout=30)
+    assert mine.status_code == 200 and '"RUN_FINISHED"' in mine.text
 
 
 def test_a_caller_without_a_token_is_refused_before_any_run(url: str) -> None:

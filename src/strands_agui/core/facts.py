@@ -16,9 +16,6 @@ from typing import Any
 
 from ag_ui.core import AssistantMessage, RunAgentInput
 
-RECORDED = ("model", "models", "state_keys", "resumed_nodes", "expires_at")
-"""The facts a recording's metadata carries, by key."""
-
 _NONE: Mapping[str, Any] = MappingProxyType({})
 
 

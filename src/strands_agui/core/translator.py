@@ -78,7 +78,7 @@ class Translator:
         self.outcome = OutcomeHandler(self)
         self.subagents = SubagentHandler(self)
         if facts.parked is not None:  # a resume: the parked batch's results attach to the cards the client holds
-            self.interrupts.adopt_parked_calls(facts.parked)
+            self.tools.adopt_parked(facts.parked)
         build_machine(self, initial=initial)
         self._dispatch_tables()
 
@@ -198,6 +198,10 @@ class Translator:
 
     def fail_run(self, failure: RunFailure) -> list[Item]:
         return self.outcome.fail_run(failure)
+
+    def cancel(self) -> list[Item]:
+        """Halt for a cancel by id (the ``cancel`` move); the run then finishes with outcome ``cancelled``."""
+        return self.outcome.cancel()
 
     def close_open(self, cause: str) -> list[Item]:
         """The one place that closes whatever envelope is open: the closer the table lets fire from here."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 
@@ -24,16 +25,19 @@ def default_store() -> SessionStore:
     """``$STRANDS_AGUI_SESSIONS`` (set by ``strands-agui serve --sessions DIR|s3://BUCKET/PREFIX``): a directory
     (:class:`FileSessions`) or ``s3://`` (:class:`~strands_agui.runtime.s3sessions.S3Sessions`, lease
     ``$STRANDS_AGUI_LEASE_SECONDS``), else ``~/.strands/sessions``; retention ``$STRANDS_AGUI_PAUSE_RETENTION``
-    seconds (``serve --pause-retention``), else 24 h."""
-    where = os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY)
+    seconds (``serve --pause-retention``), else 24 h. Asked on every run: one store per value of the
+    variables, built once."""
+    return _store(os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY), os.environ.get(RETENTION_ENV),
+                  os.environ.get(LEASE_ENV))
+
+
+@functools.lru_cache(maxsize=16)
+def _store(where: str, retention: str | None, lease: str | None) -> SessionStore:
+    keep = _seconds(RETENTION_ENV, retention, DEFAULT_RETENTION_SECONDS)
     if where.startswith("s3://"):
-        lease = _seconds(LEASE_ENV, os.environ.get(LEASE_ENV), DEFAULT_LEASE_SECONDS)
-        return S3Sessions.from_url(where, retention_seconds=_retention(), lease_seconds=lease)
-    return FileSessions(where, retention_seconds=_retention())
-
-
-def _retention() -> float:
-    return _seconds(RETENTION_ENV, os.environ.get(RETENTION_ENV), DEFAULT_RETENTION_SECONDS)
+        return S3Sessions.from_url(where, retention_seconds=keep,
+                                   lease_seconds=_seconds(LEASE_ENV, lease, DEFAULT_LEASE_SECONDS))
+    return FileSessions(where, retention_seconds=keep)
 
 
 def _seconds(name: str, text: str | None, default: float) -> float:

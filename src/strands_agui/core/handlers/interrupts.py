@@ -1,16 +1,15 @@
 """Strands interrupts: ``tool_interrupt_event`` (and a Swarm/Graph's ``multiagent_node_interrupt``, through
-``subagents``) kept for the paused run's outcome, and, on a resume, the parked tool calls the client already
-holds."""
+``subagents``) kept for the paused run's outcome. (A resume's parked calls are tool calls: ``tools.py``.)"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ag_ui.core import AssistantMessage, Interrupt
+from ag_ui.core import Interrupt
 
 from ..interrupt_map import to_agui
-from .base import Item, ToolCallRecord, parse_args
+from .base import Item
 from .run import Handler, Run
 
 
@@ -46,19 +45,3 @@ class InterruptHandler(Handler):
             agui.subagent_run_id, agui.expires_at = subagent_run_id, self.run.facts.expires_at
             out.append(self.waiting.setdefault(agui.id, agui))
         return out
-
-    def adopt_parked_calls(self, parked: Iterable[str]) -> None:
-        """A resume: the client already holds the parked turn's tool calls (``parked``, from the run facts: the
-        unanswered calls of its messages, or a resumed Swarm/Graph node's), so their results attach to those
-        cards instead of being announced again."""
-        messages = self.run.input.messages
-        answered = {getattr(m, "tool_call_id", None) for m in messages}
-        wanted = set(parked)
-        for message in messages:
-            if not isinstance(message, AssistantMessage):
-                continue
-            for call in message.tool_calls or ():
-                if call.id not in answered and call.id in wanted:
-                    self.run.tools.calls[call.id] = ToolCallRecord(
-                        call.id, call.function.name, message.id, [], [call.function.arguments],
-                        parse_args(call.function.arguments), answered=True)

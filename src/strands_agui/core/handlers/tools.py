@@ -15,10 +15,11 @@ its snapshot, ``skip_messages_snapshot`` or not.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ag_ui.core import (
+    AssistantMessage,
     CustomEvent,
     MessagesSnapshotEvent,
     ToolCallArgsEvent,
@@ -155,6 +156,22 @@ class ToolHandler(Handler):
     def pending(self) -> list[str]:
         """Frontend calls this run showed and did not answer: the client answers them in its next input."""
         return [r.wire_id for r in self.calls.values() if r.name in self.run.frontend_tools and not r.answered]
+
+    def adopt_parked(self, parked: Iterable[str]) -> None:
+        """A resume: the client already holds the parked turn's tool calls (``parked``, from the run facts: the
+        unanswered calls of its messages, or a resumed Swarm/Graph node's), so their results attach to those
+        cards instead of being announced again."""
+        messages = self.run.input.messages
+        answered = {getattr(m, "tool_call_id", None) for m in messages}
+        wanted = set(parked)
+        for message in messages:
+            if not isinstance(message, AssistantMessage):
+                continue
+            for call in message.tool_calls or ():
+                if call.id not in answered and call.id in wanted:
+                    self.calls[call.id] = ToolCallRecord(
+                        call.id, call.function.name, message.id, [], [call.function.arguments],
+                        parse_args(call.function.arguments), answered=True)
 
     def retract(self, tool_use_ids: list[str], message_ids: Sequence[str] = ()) -> None:
         """Take these calls (and ``message_ids``) back from what the client holds, and forget the calls."""

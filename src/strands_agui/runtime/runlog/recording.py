@@ -39,6 +39,7 @@ from strands.agent.agent_result import AgentResult
 from strands.multiagent.base import MultiAgentResult
 from strands.types.session import decode_bytes_values, encode_bytes_values
 
+from ...core.jsonsafe import LIVE_MARKER
 from ...core.state_keys import LIVE_KEYS
 from .reading import END_KEY, EXCEPTION_KEY, HEADER_KEY, LOG_VERSION, LogFormatError, RecordedRun, read_log
 
@@ -48,7 +49,6 @@ __all__ = ["LIVE_KEYS", "LOG_VERSION", "LogFormatError", "RecordedRun", "Recorde
 
 _Event = TypeVar("_Event", bound=Mapping[str, Any])
 
-LIVE_MARKER = "__live__"
 _MAX_DEPTH = 100
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 _EMPTY: frozenset[int] = frozenset()

@@ -40,7 +40,7 @@ export function recordEvent(run, ev) {
     for (const step of ev.value?.steps || []) {
       // RUN_STARTED precedes the first step (it must open the stream): it belongs to that step
       run.steps.push({ event: step.event, transitions: step.transitions || [], subagents: step.subagents || [],
-        agui: run.steps.length ? [] : run.events.slice() });
+        declined: step.declined || [], agui: run.steps.length ? [] : run.events.slice() });
     }
     return;
   }
@@ -112,6 +112,8 @@ function stepRow(step, index) {
   for (const t of step.transitions) moves.append(el("span", { class: "move-chip" }, `${t.trigger} → ${t.state}`));
   // a subagent's own machine (not drawn on the diagram, which is the run's)
   for (const t of step.subagents) moves.append(el("span", { class: "move-chip sub-move", "data-testid": "subagent-move" }, `${t.subagent}: ${t.trigger} → ${t.state}`));
+  // an input the state could not take: set aside, moved nothing
+  for (const t of step.declined || []) moves.append(el("span", { class: "move-chip declined-move", "data-testid": "declined-move" }, `${t.subagent ? t.subagent + ": " : ""}declined ${t.trigger} in ${t.state}`));
   const out = el("span", { class: "step-agui", "data-testid": "step-agui" });
   summary.append(moves, out);
   line.append(summary, el("pre", { class: "step-json" }, JSON.stringify(step.event, null, 2)));
@@ -157,7 +159,7 @@ export function renderInspector(thread, selectedRunId) {
 export function traceDocument(thread, run) {
   return {
     strands_agui_trace: 1, threadId: thread.threadId, runId: run.runId, status: run.status, input: run.input,
-    steps: run.steps.map((s) => ({ event: s.event, transitions: s.transitions, subagents: s.subagents, agui: s.agui })),
+    steps: run.steps.map((s) => ({ event: s.event, transitions: s.transitions, subagents: s.subagents, declined: s.declined, agui: s.agui })),
   };
 }
 
