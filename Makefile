@@ -1,7 +1,8 @@
 # strands-agui developer entry points. `make test` is all a fresh clone needs.
 #   make deps      .venv (pip install -e '.[dev]') + npm ci: the official-client oracles (1.0.0, 0.0.59), CopilotKit tests
 #   make tools     system tools (graphviz `dot`, chromium, nginx; node/npm if absent) via apt-get when missing
-#   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
+#   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow;
+#                  PYTEST_ARGS='-m "not slow"' skips the tests over ~5 s)
 #   make test-frontends  only the CopilotKit-in-a-browser tests (tests/frontends/, part of `make test`)
 #   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)

@@ -7,7 +7,6 @@ Real processes on loopback (the CLI, uvicorn), the human_in_the_loop example on 
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -22,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+
+from tests.support.wire import post_events
 
 ROOT = Path(__file__).parent.parent
 ROUTE = "/human_in_the_loop"
@@ -67,9 +69,7 @@ def serve(sessions: Path | str, workers: int = 1, app: str | None = None, *extra
 
 
 def post(url: str, body: dict[str, Any], route: str = ROUTE) -> list[dict[str, Any]]:
-    response = httpx.post(url + route, json=body, headers={"Accept": "text/event-stream"}, timeout=30)
-    assert response.status_code == 200, response.text
-    return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
+    return post_events(url + route, body)
 
 
 def held_messages(first: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -99,6 +99,7 @@ def booked(events: list[dict[str, Any]], city: str = "Porto") -> bool:
         and f'"city": "{city}"' in results[0]
 
 
+@pytest.mark.slow
 def test_a_pause_resumes_in_another_process_and_after_a_restart(tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     with serve(sessions) as a, serve(sessions) as b:
@@ -115,6 +116,7 @@ def test_a_pause_resumes_in_another_process_and_after_a_restart(tmp_path: Path) 
     assert not list(sessions.glob("session_*")), "finished threads leave no pause state"
 
 
+@pytest.mark.slow
 def test_two_workers_serve_pauses_and_one_of_two_racing_resumes_wins(tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     with serve(sessions, workers=2) as url:
@@ -132,6 +134,7 @@ def test_two_workers_serve_pauses_and_one_of_two_racing_resumes_wins(tmp_path: P
     assert not list(sessions.glob("session_*"))
 
 
+@pytest.mark.slow
 def test_a_paused_swarm_resumes_on_any_worker_and_after_a_restart(tmp_path: Path) -> None:
     """The Swarm's node approval (tests/team_app.py): paused on one worker, resumed on whichever serves it."""
     from tests.hitl_scenarios import pause_input, resume_input, wire
