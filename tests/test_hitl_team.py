@@ -22,7 +22,8 @@ from strands.multiagent import GraphBuilder
 from strands_agui import StrandsAgent, read_log
 from strands_agui.runtime.approval import approval_schema
 from strands_agui.runtime.runlog import Recorder
-from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions, default_store
+from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions
+from strands_agui.runtime.stores import default_store
 from strands_agui.server.endpoint import create_strands_app
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import assert_matches_golden, dump_events

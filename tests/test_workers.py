@@ -28,6 +28,7 @@ from tests.support.wire import post_events
 ROOT = Path(__file__).parent.parent
 ROUTE = "/human_in_the_loop"
 TEAM = "/team"  # tests/team_app.py
+PIDS: dict[str, int] = {}  # base URL of a running serve() -> its process (group) id
 
 
 def free_port() -> int:
@@ -37,15 +38,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(sessions: Path, workers: int = 1, app: str | None = None, *extra: str) -> Iterator[str]:
-    """``strands-agui serve`` (of ``app``, else the examples) in its own process group; yields its base URL once
-    ``/ping`` answers."""
+def serve(sessions: Path | str, workers: int = 1, app: str | None = None, *extra: str, cwd: Path = ROOT,
+          env: dict[str, str] | None = None) -> Iterator[str]:
+    """``strands-agui serve`` (of ``app``, else the examples) in its own process group, in ``cwd``, with ``env``
+    added; yields its base URL once ``/ping`` answers."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0", **(env or {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions", str(sessions),
          "--workers", str(workers), "--log-level", "warning", *(("--app", app) if app else ()), *extra],
-        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 300  # a loaded machine starts slowly; this bounds a hang, not speed
@@ -58,8 +60,10 @@ def serve(sessions: Path, workers: int = 1, app: str | None = None, *extra: str)
                 pass
             assert time.monotonic() < deadline, "server did not start"
             time.sleep(0.1)
+        PIDS[url] = proc.pid
         yield url
     finally:
+        PIDS.pop(url, None)
         os.killpg(proc.pid, 15)
         proc.wait(20)
 
