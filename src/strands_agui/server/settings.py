@@ -20,6 +20,7 @@ from fastapi import Depends, params
 
 from ..config import InvocationStateProvider, MediaFetchPolicy
 from ..runtime.sessions import SessionStore
+from .metrics import DEFAULT_METRICS_PATH
 from .resumable import Resumable
 from .streaming import COALESCE_SECONDS
 from .validation import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGES, RequestLimits
@@ -60,7 +61,11 @@ class EndpointSettings:
     a :class:`~strands_agui.server.resumable.Resumable` names the event store and ``detach_seconds``; None: as
     ``strands-agui serve --resumable`` says, off without it) numbers and stores every event, so a client can
     reconnect (``GET path/runs/{runId}/events`` with ``Last-Event-ID``) and cancel (``POST
-    path/runs/{runId}/cancel``); see ``docs/transport.md``.
+    path/runs/{runId}/cancel``); see ``docs/transport.md``. ``tracing`` (on unless False) gives each run an
+    OpenTelemetry span, with Strands' spans as its children, whenever a tracer provider is installed
+    (``server/tracing.py``). ``metrics`` (True; None: as ``strands-agui serve --metrics`` says, off without it)
+    records Prometheus metrics of the runs and serves them at ``GET metrics_path`` (``server/metrics.py``,
+    the ``observability`` extra); see ``docs/observability.md``.
     """
 
     auth: Callable[..., Any] | None = None
@@ -75,6 +80,9 @@ class EndpointSettings:
     inspect: bool = False
     fetch_media: MediaFetchPolicy | None = None
     resumable: bool | Resumable | None = None
+    tracing: bool = True
+    metrics: bool | None = None
+    metrics_path: str = DEFAULT_METRICS_PATH
 
     def __post_init__(self) -> None:
         _ = self.limits  # RequestLimits refuses a limit that is not a positive int
@@ -130,6 +138,9 @@ class EndpointOptions(TypedDict, total=False):
     inspect: bool
     fetch_media: MediaFetchPolicy | None
     resumable: bool | Resumable | None
+    tracing: bool
+    metrics: bool | None
+    metrics_path: str
 
 
 class AppOptions(EndpointOptions, total=False):
