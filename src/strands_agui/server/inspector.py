@@ -150,7 +150,8 @@ def _trace_event(steps: _Steps) -> CustomEvent | None:
 
 async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
                         max_log_bytes: int = DEFAULT_MAX_LOG_BYTES,
-                        request: Any = None, pace: Pace | None = None, cancel: threading.Event | None = None,
+                        request: Any = None, pace: Pace | None = None,
+                        principal: str | None = None, cancel: threading.Event | None = None,
                         on_move: OnMove | None = None) -> AsyncIterator[BaseEvent]:
     """``agent.run(input_data)`` with the trace and the log interleaved as CUSTOM events (module docstring);
     ``on_move`` (a run span's) sees the moves too."""
@@ -161,7 +162,7 @@ async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
     steps = _Steps(recorder)
     # Closed with this generator (RunStream acloses it), so the run's own cleanup runs in this task.
     async with aclosing(agent.run(input_data, recorder=recorder, on_move=moves,  # type: ignore[type-var]
-                                  request=request, pace=pace, cancel=cancel)) as events:
+                                  request=request, pace=pace, principal=principal, cancel=cancel)) as events:
         first = await anext(events, None)
         if first is None:
             return
