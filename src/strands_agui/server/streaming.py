@@ -16,7 +16,8 @@ Invariants:
   Strands awaits (the model, a tool) and Strands unwinds its own generators. When the cancellation instead
   lands outside the run (the driver's phase was not ``waiting``: it was writing or forwarding),
   :func:`~strands_agui.server.driver.unwind` resumes the run with a cancellation pending, so it still ends at
-  Strands' next await.
+  Strands' next await. A run cut short by an event that cannot be encoded (ENCODING_ERROR) is
+  ended the same way, never closed from outside.
 * **Disconnect.** Under uvicorn (ASGI spec 2.3) ``receive`` returns ``http.disconnect`` as soon as the
   client leaves; the watcher then cancels the run at once, even in the middle of a silent tool call.
 * **Keep-alive** (SSE only: the protobuf framing has no frame a client skips, so it sends none). The stream
