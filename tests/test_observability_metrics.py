@@ -28,7 +28,7 @@ from strands_agui.server.resumable import Resumable
 from strands_agui.tooling.scripted import Fail, ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
 from tests.observability_support import sample, scrape
-from tests.resumable_support import SSE, cut, frames, reconnect, run_body
+from tests.support.resumable import SSE, cut, frames, reconnect, run_body
 
 ROOT = Path(__file__).parent.parent
 RUNS = "strands_agui_runs_total"

@@ -27,7 +27,7 @@ from strands_agui.tooling.scripted import Fail, ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
 from tests.observability_support import descends_from, detach_errors, recorded_spans, run_span
 from tests.oracles import assert_valid_sse
-from tests.resumable_support import SSE, cut, frames, run_body
+from tests.support.resumable import SSE, cut, frames, run_body
 
 
 @pytest.fixture
