@@ -11,6 +11,7 @@ import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import pytest
 from strands import Agent
 
 from strands_agui import read_log
@@ -39,6 +40,7 @@ def assert_explains(done: subprocess.CompletedProcess[str], *fragments: str, sta
     assert "Traceback" not in done.stderr and done.stdout == ""
 
 
+@pytest.mark.slow
 def test_replay_prints_a_jsonl_stream() -> None:
     done = cli("replay", str(FIXTURES / "plain_text.jsonl"))
     assert done.returncode == 0, done.stderr
@@ -46,6 +48,7 @@ def test_replay_prints_a_jsonl_stream() -> None:
     assert events[0]["type"] == "RUN_STARTED" and events[-1]["type"] == "RUN_FINISHED"
 
 
+@pytest.mark.slow
 def test_replay_sse_passes_both_oracles_and_trace_goes_to_stderr() -> None:
     done = cli("replay", str(FIXTURES / "backend_tool.jsonl"), "--format", "sse", "--trace")
     assert done.returncode == 0, done.stderr
@@ -54,6 +57,7 @@ def test_replay_sse_passes_both_oracles_and_trace_goes_to_stderr() -> None:
     assert "close_tool_call" in done.stderr and "=> finished" in done.stderr
 
 
+@pytest.mark.slow
 def test_replay_with_config_runs_the_hooks(tmp_path: Path) -> None:
     done = cli("replay", str(FIXTURES / "state_hooks.jsonl"), "--config", "tests.scenarios:STATE_HOOKS_CONFIG",
                cwd=Path(__file__).parent.parent)
@@ -110,6 +114,7 @@ def test_replay_refuses_what_is_not_a_complete_log_and_says_what_to_do(tmp_path:
         assert_explains(done, name, *expected[name])
 
 
+@pytest.mark.slow
 def test_a_truncated_log_replays_on_purpose_with_partial(tmp_path: Path) -> None:
     lines = (FIXTURES / "backend_tool.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
     (tmp_path / "cut.jsonl").write_text("".join(lines[:-1]), encoding="utf-8")
@@ -120,6 +125,7 @@ def test_a_truncated_log_replays_on_purpose_with_partial(tmp_path: Path) -> None
     assert_explains(cli("replay", str(tmp_path / "cut.jsonl")), "cut.jsonl", "--partial")
 
 
+@pytest.mark.slow
 def test_replay_of_binary_garbage_explains_and_debug_shows_the_traceback(tmp_path: Path) -> None:
     (tmp_path / "garbage.jsonl").write_bytes(bytes(range(256)) * 8)
     assert_explains(cli("replay", str(tmp_path / "garbage.jsonl")), "not a strands-agui log")
@@ -128,6 +134,7 @@ def test_replay_of_binary_garbage_explains_and_debug_shows_the_traceback(tmp_pat
     assert debug.stderr.strip().splitlines()[-1].startswith("strands-agui: error: ")
 
 
+@pytest.mark.slow
 def test_record_of_what_does_not_exist_explains(tmp_path: Path) -> None:
     out = str(tmp_path / "run.jsonl")
     assert_explains(cli("record", "no_such_module:agent", "--prompt", "Hi", "-o", out, cwd=ROOT),
@@ -141,6 +148,7 @@ def test_record_of_what_does_not_exist_explains(tmp_path: Path) -> None:
                                     str(tmp_path / "no" / "dir.jsonl")]), "cannot write", "existing")
 
 
+@pytest.mark.slow
 def test_record_exits_non_zero_when_the_run_ends_in_run_error(tmp_path: Path) -> None:
     log = tmp_path / "failed.jsonl"
     done = cli("record", "tests.test_cli:FAILING_AGENT", "--prompt", "Hi", "-o", str(log), cwd=ROOT)
@@ -151,6 +159,7 @@ def test_record_exits_non_zero_when_the_run_ends_in_run_error(tmp_path: Path) ->
     assert read_log(log).exception == {"type": "RuntimeError", "message": "provider down"}
 
 
+@pytest.mark.slow
 def test_bad_flags_and_a_missing_app_are_one_line(tmp_path: Path) -> None:
     assert_explains(cli("replay", str(FIXTURES / "plain_text.jsonl"), "--fromat", "sse"),
                     "unrecognized arguments: --fromat", "--help")
@@ -166,6 +175,7 @@ def test_bad_flags_and_a_missing_app_are_one_line(tmp_path: Path) -> None:
                                     str(tmp_path / "input.json")]), "is not a RunAgentInput", "messages.0")
 
 
+@pytest.mark.slow
 def test_serve_on_a_busy_port_fails_before_claiming_to_serve() -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -176,6 +186,7 @@ def test_serve_on_a_busy_port_fails_before_claiming_to_serve() -> None:
     assert "serving" not in done.stderr
 
 
+@pytest.mark.slow
 def test_serve_of_an_app_that_does_not_exist_explains(tmp_path: Path) -> None:
     assert_explains(cli("serve", "--app", "my_app:app", cwd=tmp_path), "no module named 'my_app'")
 

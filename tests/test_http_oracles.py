@@ -19,6 +19,7 @@ from strands_agui.server.proto import PROTO_MEDIA_TYPE, decode_frames
 from strands_agui.tooling.testing import normalize_ids
 from tests.live import LiveServer
 from tests.oracles import CLIENT_SCRIPT, check_ag_ui_validate
+from tests.support.servers import served_examples
 
 PROMPTS = {
     "/agentic_chat": "please make the background blue",
@@ -33,10 +34,7 @@ PROMPTS = {
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[LiveServer, list[dict[str, Any]]]]:
-    from strands_agui.examples.server import build_app
-
-    app = build_app()
-    with LiveServer(app) as server:
+    with served_examples() as server:
         yield server, httpx.get(f"{server.url}/examples", timeout=10).json()
 
 
@@ -57,6 +55,7 @@ def official_client(url: str, data: dict[str, Any], tmp: Path, *extra: str) -> d
     return report
 
 
+@pytest.mark.slow
 def test_official_client_accepts_every_example_route(served, tmp_path: Path) -> None:
     server, entries = served
     assert {e["path"] for e in entries} == set(PROMPTS)
@@ -81,12 +80,14 @@ def test_official_client_accepts_every_example_route(served, tmp_path: Path) -> 
     assert len({m["subagentRunId"] for m in team if "subagentRunId" in m}) == 2  # researcher and writer
 
 
+@pytest.mark.slow
 async def test_ag_ui_validate_accepts_every_example_route(served) -> None:
     server, entries = served
     for entry in entries:
         await assert_valid_agui_endpoint(server.url + entry["path"], input=run_input(entry), max_warnings=0)
 
 
+@pytest.mark.slow
 def test_ag_ui_validate_accepts_every_example_route_over_proto(served) -> None:
     server, entries = served
     for entry in entries:

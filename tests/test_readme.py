@@ -73,6 +73,7 @@ def test_python_block_runs_as_written(block: Block, user_environment: None) -> N
     assert _tree() - before == set(), f"README.md {block.name} left files in the repository"
 
 
+@pytest.mark.slow
 def test_the_record_commands_work_on_the_module_shown(user_environment: None, tmp_path: Path) -> None:
     """The record section's Python block, saved as the file it names, is what its shell block records."""
     section = [b for b in BLOCKS if b.section == "Record and replay"]

@@ -7,7 +7,6 @@ Real processes on loopback (the CLI, uvicorn), the human_in_the_loop example on 
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -22,10 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+
+from tests.support.wire import post_events
 
 ROOT = Path(__file__).parent.parent
 ROUTE = "/human_in_the_loop"
 TEAM = "/team"  # tests/team_app.py
+PIDS: dict[str, int] = {}  # base URL of a running serve() -> its process (group) id
 
 
 def free_port() -> int:
@@ -35,15 +38,16 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(sessions: Path, workers: int = 1, app: str | None = None, *extra: str) -> Iterator[str]:
-    """``strands-agui serve`` (of ``app``, else the examples) in its own process group; yields its base URL once
-    ``/ping`` answers."""
+def serve(sessions: Path | str, workers: int = 1, app: str | None = None, *extra: str, cwd: Path = ROOT,
+          env: dict[str, str] | None = None) -> Iterator[str]:
+    """``strands-agui serve`` (of ``app``, else the examples) in its own process group, in ``cwd``, with ``env``
+    added; yields its base URL once ``/ping`` answers."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0", **(env or {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions", str(sessions),
          "--workers", str(workers), "--log-level", "warning", *(("--app", app) if app else ()), *extra],
-        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 300  # a loaded machine starts slowly; this bounds a hang, not speed
@@ -56,16 +60,16 @@ def serve(sessions: Path, workers: int = 1, app: str | None = None, *extra: str)
                 pass
             assert time.monotonic() < deadline, "server did not start"
             time.sleep(0.1)
+        PIDS[url] = proc.pid
         yield url
     finally:
+        PIDS.pop(url, None)
         os.killpg(proc.pid, 15)
         proc.wait(20)
 
 
 def post(url: str, body: dict[str, Any], route: str = ROUTE) -> list[dict[str, Any]]:
-    response = httpx.post(url + route, json=body, headers={"Accept": "text/event-stream"}, timeout=30)
-    assert response.status_code == 200, response.text
-    return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
+    return post_events(url + route, body)
 
 
 def held_messages(first: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -95,6 +99,7 @@ def booked(events: list[dict[str, Any]], city: str = "Porto") -> bool:
         and f'"city": "{city}"' in results[0]
 
 
+@pytest.mark.slow
 def test_a_pause_resumes_in_another_process_and_after_a_restart(tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     with serve(sessions) as a, serve(sessions) as b:
@@ -111,6 +116,7 @@ def test_a_pause_resumes_in_another_process_and_after_a_restart(tmp_path: Path) 
     assert not list(sessions.glob("session_*")), "finished threads leave no pause state"
 
 
+@pytest.mark.slow
 def test_two_workers_serve_pauses_and_one_of_two_racing_resumes_wins(tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     with serve(sessions, workers=2) as url:
@@ -128,6 +134,7 @@ def test_two_workers_serve_pauses_and_one_of_two_racing_resumes_wins(tmp_path: P
     assert not list(sessions.glob("session_*"))
 
 
+@pytest.mark.slow
 def test_a_paused_swarm_resumes_on_any_worker_and_after_a_restart(tmp_path: Path) -> None:
     """The Swarm's node approval (tests/team_app.py): paused on one worker, resumed on whichever serves it."""
     from tests.hitl_scenarios import pause_input, resume_input, wire

@@ -51,6 +51,7 @@ from ..runtime.capabilities import capabilities
 from .inspector import inspected_run, wants_inspection
 from .negotiation import SSE_MEDIA_TYPE, accepts, negotiate
 from .openapi import RUN_RESPONSES, document_message_roles
+from .principals import principal_of
 from .resumable import Resumable, add_run_routes, resumable_runs
 from .settings import (
     UNSET,
@@ -62,6 +63,7 @@ from .settings import (
     takes_settings,
 )
 from .streaming import FRAMINGS, RunStream, encode_event, yield_to_loop
+from .threads import add_thread_routes
 from .validation import run_route, validated_run_input
 from .versions import framing_for, rewrite_for
 
@@ -100,6 +102,7 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
     runs = resumable_runs(settings.resumable)
     _add_run_route(app, agent, path, settings, runs)
     _add_capabilities_route(app, agent, path, settings, resumable=runs is not None)
+    add_thread_routes(app, agent, path, settings)
     if runs is not None:
         add_run_routes(app, path, runs, dependencies=settings.route_dependencies, name=settings.name or agent.name,
                        keepalive=settings.keepalive_seconds, coalesce=settings.coalesce_seconds)
@@ -116,11 +119,13 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
         """The run, streamed in the framing the Accept header chose. Runs only once every dependency has
         passed. The request reaches the ``invocation_state_provider``; the run yields to the event loop after
         each Strands event (``pace``, see ``streaming``: Fairness)."""
-        tap = await runs.start(input_data, None) if runs is not None else None  # 409, 503: before the stream
+        principal = principal_of(request)
+        tap = await runs.start(input_data, principal) if runs is not None else None  # 409, 503: before the stream
         cancel = tap.cancel if tap is not None else None
-        events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop, cancel=cancel)
+        events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop, cancel=cancel,
+                                principal=principal)
                   if settings.inspect and wants_inspection(input_data)
-                  else agent.run(input_data, request=request, pace=yield_to_loop, cancel=cancel))
+                  else agent.run(input_data, request=request, pace=yield_to_loop, cancel=cancel, principal=principal))
         keepalive, coalesce, framing = settings.keepalive_seconds, settings.coalesce_seconds, FRAMINGS[media_type]
         if tap is not None:  # stores each event as the client's generation gets it
             rewrite = rewrite_for(framing, input_data.protocol_version)
@@ -164,9 +169,10 @@ def create_strands_app(agent: StrandsAgent, path: str = "/", health_path: str | 
     """
     settings = settings_with(settings or AppSettings(), _resolve_aliases(health_path, ping_path, origins, options),
                              "create_strands_app")
-    if settings.sessions is not None:
+    if settings.sessions is not None or settings.threads is not None:
         agent = copy.copy(agent)
-        agent.sessions = settings.sessions
+        agent.sessions = settings.sessions or agent.sessions
+        agent.threads = agent.threads if settings.threads is None else settings.threads
     app = FastAPI(title=agent.name, description=agent.description)
     if not settings.api_docs:
         without_api_docs(app)

@@ -151,6 +151,7 @@ def _trace_event(steps: _Steps) -> CustomEvent | None:
 async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
                         max_log_bytes: int = DEFAULT_MAX_LOG_BYTES,
                         request: Any = None, pace: Pace | None = None,
+                        principal: str | None = None,
                         cancel: threading.Event | None = None) -> AsyncIterator[BaseEvent]:
     """``agent.run(input_data)`` with the trace and the log interleaved as CUSTOM events (module docstring)."""
     trace = Trace()
@@ -159,7 +160,7 @@ async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
     steps = _Steps(recorder)
     # Closed with this generator (RunStream acloses it), so the run's own cleanup runs in this task.
     async with aclosing(agent.run(input_data, recorder=recorder, on_move=trace,  # type: ignore[type-var]
-                                  request=request, pace=pace, cancel=cancel)) as events:
+                                  request=request, pace=pace, principal=principal, cancel=cancel)) as events:
         first = await anext(events, None)
         if first is None:
             return

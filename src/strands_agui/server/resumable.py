@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
 from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
-from fastapi import Depends, FastAPI, Header, HTTPException, params
+from fastapi import Depends, FastAPI, Header, HTTPException, Request, params
 from fastapi.responses import JSONResponse, Response
 from fastapi.sse import format_sse_event
 
@@ -43,6 +43,7 @@ from .events import (
     StoreUnavailable,
 )
 from .negotiation import require_event_stream
+from .principals import principal_of
 from .proto import length_prefixed
 from .streaming import FRAMINGS, PROTO, Framing, RunStream, encode_event
 
@@ -247,11 +248,11 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
     """``GET <path>/runs/{runId}/events`` (reconnect) and ``POST <path>/runs/{runId}/cancel``."""
     base = f"{path.rstrip('/')}/runs/{{run_id}}"
 
-    async def run_events(run_id: str, media_type: Annotated[str, Depends(require_event_stream)],
+    async def run_events(request: Request, run_id: str, media_type: Annotated[str, Depends(require_event_stream)],
                          last_event_id: Annotated[str | None, Header()] = None) -> Response:
         """The run's events after ``Last-Event-ID`` (all without it), then the live ones to its end; 204 when
         the id is the run's terminal event (the SSE standard's "stop reconnecting")."""
-        await resumable.known(run_id, None)
+        await resumable.known(run_id, principal_of(request))
         after = await resumable.replay_from(run_id, last_event_id)
         if after is None:
             return Response(status_code=204)
@@ -259,9 +260,9 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
         return RunStream(resumable.follow(run_id, after), framing=framing, keepalive=keepalive, coalesce=coalesce,
                          encode=lambda item: _frame(framing, run_id, item))
 
-    async def cancel_run(run_id: str) -> JSONResponse:
+    async def cancel_run(request: Request, run_id: str) -> JSONResponse:
         """Cancel the run on whichever worker runs it: it ends RUN_FINISHED ``outcome: cancelled``."""
-        return JSONResponse(await resumable.cancel(run_id, None), status_code=202)
+        return JSONResponse(await resumable.cancel(run_id, principal_of(request)), status_code=202)
 
     app.add_api_route(f"{base}/events", run_events, methods=["GET"], response_class=RunStream,
                       dependencies=dependencies, name=f"{name}_run_events", summary="Reconnect to a run")

@@ -20,6 +20,7 @@ from fastapi import Depends, params
 
 from ..config import InvocationStateProvider, MediaFetchPolicy
 from ..runtime.sessions import SessionStore
+from .principals import principal_dependency
 from .resumable import Resumable
 from .streaming import COALESCE_SECONDS
 from .validation import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGES, RequestLimits
@@ -45,8 +46,11 @@ class EndpointSettings:
 
     ``auth`` (a FastAPI dependency callable that raises ``HTTPException`` to refuse, ``ag_ui_strands``' name)
     and then ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first; a request they refuse never starts
-    a run. ``invocation_state_provider(request, input_data)`` (sync or async) returns a dict of trusted,
-    request-scoped values handed to Strands as ``invocation_state`` (a copy per run), or None. It is the run's
+    a run. What ``auth`` returns, when it is a ``str``, is the caller's principal: threads (their pauses) are
+    the principal's own, another principal's request on the same ``threadId`` is another thread
+    (``server/principals.py``; None: the anonymous principal). ``invocation_state_provider(request, input_data)``
+    (sync or async) returns a dict of trusted, request-scoped values handed to Strands as ``invocation_state``
+    (a copy per run), or None. It is the run's
     ``StrandsAgentConfig.invocation_state_provider``: one that fails ends the run with ``INVOCATION_STATE_ERROR``.
     The limits (``max_body_bytes``, ``max_messages``, ``max_depth``) are described in :class:`RequestLimits`.
     ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. ``coalesce_seconds`` is the longest
@@ -89,8 +93,10 @@ class EndpointSettings:
 
     @property
     def route_dependencies(self) -> list[params.Depends]:
-        """What runs before the route: ``auth``, then ``dependencies``."""
-        return [*([Depends(self.auth)] if self.auth is not None else ()), *(self.dependencies or ())]
+        """What runs before the route: ``auth`` (its value recorded as the request's principal), then
+        ``dependencies``."""
+        scope = principal_dependency(self.auth)
+        return [*([Depends(scope)] if scope is not None else ()), *(self.dependencies or ())]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,7 +105,9 @@ class AppSettings(EndpointSettings):
     (unauthenticated; None: no health route).
 
     ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
-    :class:`~strands_agui.runtime.sessions.FileSessions`). CORS is off unless ``cors_origins`` is given. Then
+    :class:`~strands_agui.runtime.sessions.FileSessions`). ``threads=True`` keeps each principal's threads on the
+    server too, in the same store (``runtime/threads.py``; None: the agent's own setting, else
+    ``$STRANDS_AGUI_THREADS``). CORS is off unless ``cors_origins`` is given. Then
     exactly those origins may call the app (GET and POST, any request header, no credentials); there is never a
     wildcard origin. ``api_docs=False`` removes ``/docs``, ``/redoc`` and ``/openapi.json`` (404).
     """
@@ -107,6 +115,7 @@ class AppSettings(EndpointSettings):
     health_path: str | None = "/ping"
     cors_origins: Sequence[str] = ()
     sessions: SessionStore | None = None
+    threads: bool | None = None
     api_docs: bool = True
 
     def __post_init__(self) -> None:
@@ -137,6 +146,7 @@ class AppOptions(EndpointOptions, total=False):
 
     cors_origins: Sequence[str]
     sessions: SessionStore | None
+    threads: bool | None
     api_docs: bool
 
 

@@ -1,7 +1,8 @@
 """``strands-agui``: serve, record, replay, diagram.
 
-    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--pause-retention S]
-                       [--workers N] [--no-docs] [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
+    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR|s3://B/P] [--threads]
+                       [--pause-retention S] [--workers N] [--no-docs]
+                       [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR] [--format jsonl|sse] [--trace]
                                   [--partial]
@@ -126,16 +127,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..runtime.sessions import RETENTION_ENV, SESSIONS_ENV
+    from ..runtime.threads import THREADS_ENV
     from ..server.endpoint import without_api_docs
 
     if args.workers < 1:
         raise CliError(f"--workers {args.workers}: give at least 1 worker")
     if args.pause_retention is not None and not args.pause_retention > 0:
         raise CliError(f"--pause-retention {args.pause_retention}: give a number of seconds > 0 (inf: forever)")
-    if args.sessions:
-        os.environ[SESSIONS_ENV] = str(Path(args.sessions).resolve())
+    if args.sessions:  # a directory, or s3://BUCKET/PREFIX (runtime/s3sessions.py)
+        s3 = args.sessions.startswith("s3://")
+        os.environ[SESSIONS_ENV] = args.sessions if s3 else str(Path(args.sessions).resolve())
     if args.pause_retention is not None:
         os.environ[RETENTION_ENV] = str(args.pause_retention)
+    if args.threads:
+        os.environ[THREADS_ENV] = "1"
     resumable_environment(args)
     app: Any = load_app(args.app)  # also checked when the workers import it themselves
     factory = args.no_docs and args.workers > 1
@@ -207,11 +212,14 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
-    serve.add_argument("--sessions", help="directory where paused runs wait for their resume "
-                       "(default: $STRANDS_AGUI_SESSIONS, else ~/.strands/sessions)")
+    serve.add_argument("--sessions", help="directory, or s3://BUCKET/PREFIX shared by several machines, where "
+                       "paused runs wait for their resume (default: $STRANDS_AGUI_SESSIONS, else ~/.strands/sessions)")
     serve.add_argument("--pause-retention", type=float, metavar="SECONDS",
                        help="how long a paused run stays resumable (its interrupts' expiresAt; default 86400, "
                        "inf: forever)")
+    serve.add_argument("--threads", action="store_true",
+                       help="keep each caller's threads on the server, in the --sessions store (a request may send "
+                       "only its new messages; GET <path>/threads lists them)")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.add_argument("--no-docs", action="store_true", help="serve without /docs, /redoc and /openapi.json")
     serve.add_argument("--resumable", action="store_true",
