@@ -38,6 +38,7 @@ from .cli_checks import (
 
 DEFAULT_APP = "strands_agui.examples.server:app"
 USAGE_ERROR = 2
+WORKER_HEALTHCHECK_SECONDS = 60  # uvicorn's 5 s kills a worker still importing the app on a loaded machine, forever
 RUN_FAILED = 1
 
 __all__ = ["CliError", "DEFAULT_APP", "load_object", "main", "parser"]
@@ -144,7 +145,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s))",
               file=sys.stderr)
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers,
-                    factory=factory)
+                    factory=factory, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS)
     finally:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
