@@ -108,6 +108,8 @@ class RunDriver:
         self._flushed = float("-inf")  # loop time of the last write of frames
         self._timer: asyncio.Timeout | None = None  # the watcher's current wake-up
         self.cut_short = False  # the run ended on a frame of ours (ENCODING_ERROR): it is still inside Strands
+        self._sending = False  # the run's task is inside ``sink.write``
+        self._cut = False  # the watcher cancelled that write: the reader stalled, a resumable run detaches
 
     def move(self, phase: Phase) -> None:
         """Change phase, as the table allows."""
@@ -204,7 +206,14 @@ class RunDriver:
             body = b"".join(self._pending)
             self._pending.clear()
             if self.detached_at is None:
-                await self.sink.write(body)
+                self._sending = True
+                try:
+                    await self.sink.write(body)
+                except asyncio.CancelledError:
+                    if not self._cut or _uncancelled():  # not ours, or more than ours
+                        raise
+                finally:
+                    self._sending = self._cut = False
 
     def _wake_at(self, when: float) -> None:
         """Move the watcher's next wake-up to ``when`` (it recomputes its deadline whenever it wakes)."""
@@ -223,18 +232,23 @@ class RunDriver:
             except TimeoutError:
                 left = False
             self._timer = None
-            if left and self.linger is None:
-                return self._stop(host, "the client disconnected")
-            if left:
-                self._pending.clear()
-                self.detached_at = loop.time()
-                logger.debug("the client disconnected: the run goes on, awaiting a reconnect")
-            else:
-                reason = await self._on_wake(loop.time())
-                if reason is not None:
-                    return self._stop(host, reason)
+            reason = "the client disconnected" if left else await self._on_wake(loop.time())
+            if reason is not None and self.linger is None:
+                return self._stop(host, reason)
+            if reason is not None:
+                self._detach(host, reason, loop.time())
         assert self.linger is not None
         self._stop(host, await self.linger())
+
+    def _detach(self, host: asyncio.Task[bool], reason: str, now: float) -> None:
+        """A resumable run's reader left or stalled: the run goes on, its frames to its store only. A write
+        stuck on a stalled reader is cancelled (the run's task takes that cancellation in ``_write_pending``)."""
+        self._pending.clear()
+        self.detached_at = now
+        if self._sending:
+            self._cut = True
+            host.cancel()
+        logger.debug("%s: the run goes on, awaiting a reconnect", reason)
 
     def _next_wake(self) -> float:
         writing = self.phase is Phase.WRITING
@@ -274,6 +288,13 @@ class RunDriver:
         self.stopped_in, self.reason = self.phase, reason
         self.move(Phase.STOPPED)
         host.cancel()
+
+
+def _uncancelled() -> int:
+    """Take back one cancellation of the current task; the number still pending."""
+    task = asyncio.current_task()
+    assert task is not None
+    return task.uncancel()
 
 
 def encode_or_error(encode: Encode, event: Any) -> tuple[bytes, bool]:
