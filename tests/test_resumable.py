@@ -240,12 +240,12 @@ def test_the_official_clients_connect_agent_rebuilds_a_run_from_its_events() -> 
 
 
 def test_a_0_0_x_client_reconnects_to_the_stream_of_its_own_generation() -> None:
-    """A client declaring no protocolVersion gets the 0.0.x stream (server/versions.py); its run is stored as it
-    got it, so a replay is byte for byte the same events."""
+    """A client declaring no protocolVersion gets the 0.0.x stream (server/versions.py), and so does its
+    reconnect declaring none: a replay is the same events."""
     body = {key: value for key, value in run_body("legacy-1").items() if key != "protocolVersion"}
     with team(resumable=True) as server:
         url = server.url + MULTI
         live = httpx.post(url, json=body, headers=SSE, timeout=30)
-        again = reconnect(url, "legacy-1", None)
+        again = reconnect(url, "legacy-1", None, protocol_version=None)
     assert frames(again.content) == frames(live.content)
     assert "protocolVersion" not in frames(live.content)[0][1]

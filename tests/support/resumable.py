@@ -39,9 +39,13 @@ def cut(url: str, body: dict[str, Any], after: int, timeout: float = 30) -> tupl
 
 
 def reconnect(url: str, run_id: str, last_id: str | None, timeout: float = 30,
-              headers: dict[str, str] | None = None) -> httpx.Response:
+              headers: dict[str, str] | None = None, protocol_version: str | None = "1.0") -> httpx.Response:
+    """GET the run's events after ``last_id``, as a client declaring ``protocol_version`` (None: a 0.0.x
+    client, which declares nothing) gets them."""
     extra = {"Last-Event-ID": last_id} if last_id is not None else {}
-    return httpx.get(f"{url}/runs/{run_id}/events", headers={**SSE, **extra, **(headers or {})}, timeout=timeout)
+    params = {"protocolVersion": protocol_version} if protocol_version is not None else {}
+    return httpx.get(f"{url}/runs/{run_id}/events", headers={**SSE, **extra, **(headers or {})}, params=params,
+                     timeout=timeout)
 
 
 def run_body(run_id: str, text: str = "resumable runs", thread_id: str | None = None) -> dict[str, Any]:

@@ -18,10 +18,11 @@ The phase of a served run is explicit (:class:`Phase`), and every change of phas
   :func:`unwind`).
 * ``ended`` - the run's frames are all out (its terminal frame, or the RUN_ERROR that stands for one).
 
-Whether a reader is attached is apart from the phase: a resumable run whose reader left is *detached*
-(:attr:`RunDriver.detached_at`): it goes on through the same phases, writing to its event store only (the
-``encode`` step stores each frame), until ``linger`` returns (no reader came back in time), which stops it.
-Without ``linger`` a reader that leaves stops the run at once.
+Whether a reader is attached is apart from the phase: a resumable run whose reader left or stalled is
+*detached* (:attr:`RunDriver.detached_at`): it goes on through the same phases, writing to its event store only
+(the ``encode`` step stores each frame), until ``linger`` returns (no reader came back in time), which stops it.
+A write stuck on a stalled reader is cancelled and the run's task takes that cancellation back. Without
+``linger`` a reader that leaves or stalls stops the run at once.
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
                   else agent.run(input_data, request=request, pace=yield_to_loop, cancel=cancel, principal=principal,
                                  on_move=on_move))
         keepalive, coalesce, framing = settings.keepalive_seconds, settings.coalesce_seconds, FRAMINGS[media_type]
-        if tap is not None:  # stores each event as the client's generation gets it
+        if tap is not None:  # stores the 1.0 events; its client gets them as its generation does
             rewrite = rewrite_for(framing, input_data.protocol_version)
             return tap.stream(events, framing, rewrite, keepalive=keepalive, coalesce=coalesce,
                               observation=observation)

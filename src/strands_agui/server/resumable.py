@@ -9,9 +9,13 @@ write awaits :meth:`RunLog.flush`), so a client never holds an id the store has 
   request's ``Last-Event-ID`` (0 for the run's own POST and for a replay from the start).
 * **Reconnect.** ``GET <path>/runs/{runId}/events`` streams the events after ``Last-Event-ID`` (all of them
   without the header), then follows the live run to its terminal event, on whichever worker answers.
-* **Detach.** A resumable run whose reader leaves goes on for ``detach_seconds`` waiting for a reader, then is
-  cancelled as a run without ``resumable`` is at once; its log then ends with RUN_ERROR ``RUN_ABANDONED``. A
-  run whose worker died ends, for a reader, with RUN_ERROR ``RUN_LOST`` (see ``docs/reliability.md``).
+* **Versions.** The log keeps the run's 1.0 events; each reader gets them as its own AG-UI generation does
+  (``server/versions.py``): the POST's client by its ``protocolVersion``, a reconnect by its ``protocolVersion``
+  query parameter (none: the 0.0.x stream, as for a POST that declares none).
+* **Detach.** A resumable run whose reader leaves (or stalls) goes on for ``detach_seconds`` waiting for a
+  reader, then is cancelled as a run without ``resumable`` is at once; its log then ends with RUN_ERROR
+  ``RUN_ABANDONED``. A run whose worker died ends, for a reader, with RUN_ERROR ``RUN_LOST`` (see
+  ``docs/reliability.md``).
 * **Cancel.** ``POST <path>/runs/{runId}/cancel`` sets the run's cancel flag on the worker running it; the
   run ends RUN_FINISHED ``outcome: cancelled`` (the ``cancel`` move of ``core/machine.py``).
 """
@@ -27,9 +31,11 @@ from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
 from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
-from fastapi import Depends, FastAPI, Header, HTTPException, Request, params
+from ag_ui.core.events import Event
+from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, params
 from fastapi.responses import JSONResponse, Response
 from fastapi.sse import format_sse_event
+from pydantic import TypeAdapter
 
 from .driver import TERMINAL, Encode, unwind
 from .events import (
@@ -46,12 +52,15 @@ from .negotiation import require_event_stream
 from .principals import principal_of
 from .proto import length_prefixed
 from .streaming import FRAMINGS, PROTO, Framing, RunStream, encode_event
+from .versions import rewrite_for
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_DETACH_SECONDS = 60.0
 MAX_RUN_ID = 256  # longest run id the run routes accept
 MAX_LAST_EVENT_ID = MAX_RUN_ID + 24
+MAX_PROTOCOL_VERSION = 40  # longest ``protocolVersion`` a reconnect may declare
+_EVENT: TypeAdapter[Any] = TypeAdapter(Event)  # a stored event's JSON -> its model (a reconnect's rewrite)
 
 
 def event_id(run_id: str, seq: int) -> str:
@@ -180,20 +189,24 @@ class RunTap:
             return RunErrorEvent(message=f"{type(exc).__name__}: {exc}", code="ADAPTER_ERROR")
 
     def _stored(self, event: BaseEvent) -> tuple[BaseEvent, str]:
+        """Store ``event`` as it is (1.0: each reader gets it rewritten for its own generation) and keep the
+        JSON this run's own client gets (the same text unless ``rewrite`` changes the event)."""
         try:
-            data = encode_event(self.rewrite(event))
+            data = encode_event(event)
+            shown = self.rewrite(event)
+            sent = data if shown is event else encode_event(shown)
         except Exception as exc:  # noqa: BLE001 - reported to the client as RUN_ERROR
             kind = getattr(event.type, "value", event.type)
             event = RunErrorEvent(message=f"A {kind} event could not be serialized: {exc}", code="ENCODING_ERROR")
-            data = encode_event(event)
+            data = sent = encode_event(event)
         self.seq = self.log.append(data, event.type.value)
-        self.current = (event, data)
-        return event, data
+        self.current = (event, sent)
+        return event, sent
 
     def stream(self, run: AsyncIterator[BaseEvent], framing: Framing, rewrite: Callable[[BaseEvent], BaseEvent],
                **settings: Any) -> RunStream:
-        """The run's response: its events as ``rewrite`` makes them for the client's AG-UI generation
-        (``server/versions.py``), stored, framed with their ids, outliving the reader (``linger``)."""
+        """The run's response: its events stored, then framed with their ids as ``rewrite`` makes them for the
+        client's AG-UI generation (``server/versions.py``), outliving the reader (``linger``)."""
         self.rewrite = rewrite
         return RunStream(self.events(run), framing=framing, encode=self.encoder(framing), linger=self.linger,
                          before_write=self.log.flush, **settings)
@@ -253,11 +266,17 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
     base = f"{path.rstrip('/')}/runs/{{run_id}}"
 
     async def run_events(request: Request, run_id: str, media_type: Annotated[str, Depends(require_event_stream)],
-                         last_event_id: Annotated[str | None, Header()] = None) -> Response:
-        """The run's events after ``Last-Event-ID`` (all without it), then the live ones to its end; 204 when
-        the id is the run's terminal event (the SSE standard's "stop reconnecting")."""
+                         last_event_id: Annotated[str | None, Header()] = None,
+                         protocol_version: Annotated[str | None, Query(
+                             alias="protocolVersion", max_length=MAX_PROTOCOL_VERSION,
+                             description="The AG-UI version the reconnecting client speaks, as its "
+                                         "RunAgentInput.protocolVersion would declare it (none: 0.0.x)")] = None,
+                         ) -> Response:
+        """The run's events after ``Last-Event-ID`` (all without it), then the live ones to its end, each as the
+        reconnecting client's own ``protocolVersion`` gets it; 204 when the id is the run's terminal event (the
+        SSE standard's "stop reconnecting")."""
         try:
-            response = await reconnect(run_id, principal_of(request), media_type, last_event_id)
+            response = await reconnect(run_id, principal_of(request), media_type, last_event_id, protocol_version)
         except HTTPException as exc:
             if reconnected is not None:
                 reconnected(exc.status_code)
@@ -266,14 +285,16 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
             reconnected(response.status_code)
         return response
 
-    async def reconnect(run_id: str, principal: str | None, media_type: str, last_event_id: str | None) -> Response:
+    async def reconnect(run_id: str, principal: str | None, media_type: str, last_event_id: str | None,
+                        declared: str | None) -> Response:
         await resumable.known(run_id, principal)
         after = await resumable.replay_from(run_id, last_event_id)
         if after is None:
             return Response(status_code=204)
         framing = FRAMINGS[media_type]
+        rewrite = rewrite_for(framing, declared)
         return RunStream(resumable.follow(run_id, after), framing=framing, keepalive=keepalive, coalesce=coalesce,
-                         encode=lambda item: _frame(framing, run_id, item))
+                         encode=lambda item: reader_frame(framing, run_id, item, rewrite))
 
     async def cancel_run(request: Request, run_id: str) -> JSONResponse:
         """Cancel the run on whichever worker runs it: it ends RUN_FINISHED ``outcome: cancelled``."""
@@ -285,8 +306,17 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
                       name=f"{name}_cancel_run", summary="Cancel a run")
 
 
-def _frame(framing: Framing, run_id: str, item: Stored | BaseEvent) -> bytes:
-    return stored_frame(framing, run_id, item) if isinstance(item, Stored) else framing.frame(item)
+def reader_frame(framing: Framing, run_id: str, item: Stored | BaseEvent,
+                 rewrite: Callable[[BaseEvent], BaseEvent]) -> bytes:
+    """A reconnecting reader's frame: the stored (1.0) event as ``rewrite`` makes it for the reader's own
+    generation (``server/versions.py``), with its id; the stored text itself when the rewrite changes nothing."""
+    if not isinstance(item, Stored):
+        return framing.frame(rewrite(item))  # RUN_LOST: never stored, no id
+    event = _EVENT.validate_json(item.data)
+    shown = rewrite(event)
+    if shown is not event:
+        item = Stored(item.seq, encode_event(shown), shown.type.value)
+    return stored_frame(framing, run_id, item)
 
 
 def check_run_id(run_id: str) -> str:

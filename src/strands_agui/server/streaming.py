@@ -27,7 +27,7 @@ Invariants:
 * **Back-pressure.** ``send`` suspends while the transport's write buffer is above its high-water mark
   (uvicorn's flow control), and the run is not iterated meanwhile: a slow reader holds at most that buffer
   plus one frame. A frame still unsent ``stall`` (twice ``keepalive``) seconds after it was handed over means
-  the reader has stopped: the run is cancelled.
+  the reader has stopped: the run is cancelled (a resumable run detaches instead, see ``driver``).
 * **Coalescing.** A frame is written at once when no frame was written in the last ``coalesce`` seconds
   (so the first, RUN_STARTED, always is), and so is the terminal frame; any other frame waits, at most
   ``coalesce`` seconds, to go out in one ``send`` with the frames that follow it. A run producing frames

@@ -12,7 +12,8 @@ The run always yields AG-UI 1.0 events (``StrandsAgent.run``). What goes on the 
 
 :func:`framing_for` is the entry point: the endpoint wraps the framing it negotiated (SSE or protobuf) once per
 request, so the rewrite happens just before an event becomes bytes and never in the handlers (a resumable run,
-which stores what it sends, takes the same rewrite from :func:`rewrite_for`).
+which stores the 1.0 events, takes the same rewrite from :func:`rewrite_for` for each reader: the POST's client,
+and each reconnect by its ``protocolVersion`` query parameter).
 """
 
 from __future__ import annotations

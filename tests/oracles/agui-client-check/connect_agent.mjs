@@ -5,15 +5,21 @@
 //
 // HttpAgent leaves connect(input) unimplemented; this subclass implements it as the README says, with the
 // client's own runHttpRequest + transformHttpEventStream, over GET URL/runs/RUN_ID/events (a replay from the
-// run's start). Prints {ok, messages, state} as JSON; exit 1 when connectAgent rejects.
+// run's start), declaring the version the client speaks as its POST would (input.protocolVersion: "1.0" from
+// @ag-ui/client 1.0, nothing from 0.0.x). AGUI_CLIENT_DIR picks the packages (as agui_client_check.mjs does).
+// Prints {ok, messages, state} as JSON; exit 1 when connectAgent rejects.
 import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const require = createRequire(import.meta.url);
+const CLIENT_DIR = process.env.AGUI_CLIENT_DIR || fileURLToPath(new URL(".", import.meta.url));
+const require = createRequire(join(CLIENT_DIR, "package.json"));
 const { HttpAgent, runHttpRequest, transformHttpEventStream } = require("@ag-ui/client");
 
 class ResumableAgent extends HttpAgent {
   connect(input) {
-    return transformHttpEventStream(runHttpRequest(() => this.fetch(`${this.url}/runs/${input.runId}/events`,
+    const version = input.protocolVersion ? `?protocolVersion=${encodeURIComponent(input.protocolVersion)}` : "";
+    return transformHttpEventStream(runHttpRequest(() => this.fetch(`${this.url}/runs/${input.runId}/events${version}`,
       { headers: { Accept: "text/event-stream" } })));
   }
 }
