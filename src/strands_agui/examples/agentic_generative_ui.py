@@ -13,7 +13,7 @@ Scripted scenario (no ``STRANDS_AGUI_MODEL``): any request -> a sentence, then `
 steps derived from the words (the request's own parts when it lists them, "a, b, then c"; otherwise a
 generic plan for the request), each ``{"description": ..., "status": "pending"}``.
 
-Run: ``python -m examples.agentic_generative_ui`` (port from ``PORT``, default 8000).
+Run: ``python -m strands_agui.examples.agentic_generative_ui`` (port from ``PORT``, default 8000).
 """
 
 from __future__ import annotations
@@ -43,6 +43,11 @@ from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "agentic_generative_ui"
 DESCRIPTION = "A plan predicted from the tool's arguments, then progressed step by step with state deltas."
+PROMPTS = (  # what the console suggests trying (GET /examples)
+    'Plan a trip to Japan: book flights, find a hotel, then plan the days',
+    'Help me launch a podcast',
+    'Organise a team offsite',
+)
 FRONTEND_TOOLS: list[Any] = []
 STEP_DELAY = 0.4  # seconds between two progress updates in the served example
 
