@@ -155,12 +155,19 @@ def test_the_recipe_is_edited_both_ways(page: Any, examples: LiveServer) -> None
 
 CONTRAST = """() => {  // the lowest contrast ratio of the header and of each bubble's text against its own box
     const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 4).map(Number);
-    const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    const lum = ([r, g, b]) => [r, g, b]
+      .map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
       .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
     const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
-    const opaque = (node) => { for (let n = node; n; n = n.parentElement) { const c = rgb(getComputedStyle(n).backgroundColor);
-      if (c.length < 4 || c[3] > 0.9) return c; } return [255, 255, 255]; };
-    const nodes = [document.querySelector('#chat-title'), ...document.querySelectorAll('#messages .msg .text, #messages .msg-role')];
+    const opaque = (node) => {
+      for (let n = node; n; n = n.parentElement) {
+        const c = rgb(getComputedStyle(n).backgroundColor);
+        if (c.length < 4 || c[3] > 0.9) return c;
+      }
+      return [255, 255, 255];
+    };
+    const bubbles = document.querySelectorAll('#messages .msg .text, #messages .msg-role');
+    const nodes = [document.querySelector('#chat-title'), ...bubbles];
     return Math.min(...nodes.map((n) => ratio(rgb(getComputedStyle(n).color), opaque(n))));
 }"""
 

@@ -10,7 +10,8 @@
 - ``GET /``: the console page; the endpoints have ``inspect=True``, so the page can ask for each run's
   machine trace and replayable log (``strands_agui.server.inspector``)
 
-Run: ``python -m strands_agui.examples.server`` (or ``strands-agui serve``) then open http://127.0.0.1:8000/ (port from ``PORT``).
+Run: ``python -m strands_agui.examples.server`` (or ``strands-agui serve``) then open http://127.0.0.1:8000/
+(port from ``PORT``).
 """
 
 from __future__ import annotations
