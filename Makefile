@@ -1,15 +1,17 @@
 # strands-agui developer entry points. `make test` is all a fresh clone needs.
-#   make deps      .venv (pip install -e '.[dev]') + the official-client oracle's node packages
+#   make deps      .venv (pip install -e '.[dev]') + npm ci: the official-client oracles (1.0.0, 0.0.59), CopilotKit tests
 #   make tools     system tools (graphviz `dot`, chromium; node/npm if absent) via apt-get when missing
 #   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
+#   make test-frontends  only the CopilotKit-in-a-browser tests (tests/frontends/, part of `make test`)
 #   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
 #   make proto     regenerate server/proto/agui_v1/*_pb2.py(i) from the vendored AG-UI .proto files
 #   make screenshots  the console screenshots in docs/ (headless Chromium)
-#   make bench     strands-agui vs ag_ui_strands==1.0.2, side by side: HTTP runs/s + TTFE, in-process cost (bench/)
+#   make bench     strands-agui vs ag_ui_strands==1.0.2 and the no-adapter floor: closed loop, open loop, in process
+#   make bench-profile  py-spy on ours and the floor at 20 runs/s: where the CPU per run goes (bench/profile.py)
 #   make soak      server RSS over 10,000 runs on new threads (RUNS=...)
 #   make fuzz      10,000 generated Strands runs through the translator + schemathesis, all phases (tests/fuzz.py)
-#   make lint      ruff + mypy
+#   make lint      ruff + mypy + lint-imports (the layers, no import cycle)
 #   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
 
 SHELL := bash
@@ -24,7 +26,12 @@ PYTHON := $(BIN)/python
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 ORACLE_DIR := tests/oracles/agui-client-check
-NODE_STAMP := $(ORACLE_DIR)/node_modules/.package-lock.json
+# the same oracle on @ag-ui/client 0.0.59, the generation CopilotKit 1.74 pins (docs/protocol-versions.md)
+LEGACY_ORACLE_DIR := tests/oracles/agui-client-check-0059
+# CopilotKit 1.74 (react-core, react-ui, runtime) + esbuild for the browser tests in tests/frontends/
+FRONTENDS_DIR := tests/frontends
+NODE_DIRS := $(ORACLE_DIR) $(LEGACY_ORACLE_DIR) $(FRONTENDS_DIR)
+NODE_STAMPS := $(addsuffix /node_modules/.package-lock.json,$(NODE_DIRS))
 PYTEST_ARGS ?=
 ARGS ?=
 
@@ -38,13 +45,14 @@ export npm_config_update_notifier := false
 # root on CI; elsewhere fall back to passwordless sudo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
 
-.PHONY: all venv node-deps node-tool deps tools test run diagrams proto screenshots bench bench-deps soak fuzz lint clean \
+.PHONY: all venv node-deps node-tool deps tools test test-frontends run diagrams proto screenshots bench bench-deps \
+	bench-profile soak fuzz lint clean \
 	distclean help
 
 all: test
 
 help:
-	@sed -n '1,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,16p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
@@ -63,13 +71,14 @@ $(RUN_STAMP): pyproject.toml | $(PYTHON)
 
 venv: $(STAMP)
 
-$(NODE_STAMP): $(ORACLE_DIR)/package-lock.json $(ORACLE_DIR)/package.json
+# npm ci in each node package dir (CopilotKit takes a few minutes the first time)
+%/node_modules/.package-lock.json: %/package-lock.json %/package.json
 	@command -v npm >/dev/null 2>&1 || $(MAKE) node-tool
-	@echo ">> npm ci in $(ORACLE_DIR)"
-	@cd $(ORACLE_DIR) && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+	@echo ">> npm ci in $*"
+	@cd $* && npm ci --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $@
 
-node-deps: $(NODE_STAMP)
+node-deps: $(NODE_STAMPS)
 
 deps: venv node-deps
 
@@ -89,6 +98,9 @@ tools:
 
 test: deps tools
 	@$(PYTHON) -m pytest -q $(PYTEST_ARGS)
+
+test-frontends: deps tools
+	@$(PYTHON) -m pytest -q $(FRONTENDS_DIR) $(PYTEST_ARGS)
 
 run: $(RUN_STAMP)
 	@echo ">> strands-agui serve $(ARGS)"
@@ -113,9 +125,17 @@ $(BENCH_STAMP): pyproject.toml | $(STAMP)
 
 bench-deps: $(BENCH_STAMP)
 
+# ARGS: the closed loop's knobs; OPEN_ARGS: the open loop's (--rates 50,100,150 --seconds 20); SERVER_ARGS: our
+# server's settings for all parts, e.g. SERVER_ARGS='--endpoint coalesce_seconds=0' (bench/apps.py: keywords)
+OPEN_ARGS ?=
+SERVER_ARGS ?=
 bench: deps bench-deps
-	$(PYTHON) -m bench.http $(ARGS)
+	$(PYTHON) -m bench.http $(SERVER_ARGS) $(ARGS)
+	$(PYTHON) -m bench.openloop $(SERVER_ARGS) $(OPEN_ARGS)
 	$(PYTHON) -m bench.overhead
+
+bench-profile: deps bench-deps
+	$(PYTHON) -m bench.profile $(SERVER_ARGS) $(ARGS)
 
 RUNS ?= 10000
 soak: deps
@@ -127,9 +147,11 @@ fuzz: deps
 lint: deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
+	$(BIN)/lint-imports --no-cache
 
 clean:
-	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(ORACLE_DIR)/node_modules $(STAMP) \
+	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(addsuffix /node_modules,$(NODE_DIRS)) \
+	  $(FRONTENDS_DIR)/dist $(STAMP) \
 	  $(BENCH_STAMP)
 	@find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 

@@ -1,37 +1,51 @@
-"""The benchmark's server: one Strands agent per workload, served by both adapters in one process.
+"""The benchmark's server: one Strands agent per workload, served by each adapter and by the floor.
 
 ``python -m bench.apps --port N`` serves, on 127.0.0.1:
 
 * ``POST /ours/{chat,tool}``: strands-agui (``strands_agui.add_strands_fastapi_endpoint``)
 * ``POST /upstream/{chat,tool}``: ``ag_ui_strands==1.0.2`` (its own ``add_strands_fastapi_endpoint``)
+* ``POST /floor/{chat,tool}``: no adapter at all (:func:`add_floor`): a fresh ``strands.Agent`` per run, its
+  text deltas written as bare SSE frames; what serving the agent costs before any AG-UI work
 * ``GET /ping``
 
-``--adapter ours`` or ``--adapter upstream`` serves only that adapter (``make bench`` runs one process each).
+``--adapter ours|upstream|floor`` serves only that one (``make bench`` runs one process each).
 
-Both adapters get the same template ``strands.Agent`` (same model object, same tools) for a workload.
-The model is scripted and yields to the event loop before each chunk, as a network-bound model does,
-without waiting any wall time: what is measured is the adapters and the server, not a model.
+Every server gets the same agent parts (model object, tools) for a workload. ``--model yielding`` (the
+default) yields to the event loop before each chunk without waiting any wall time: what is measured is the
+adapters and the server, not a model. ``--model paced`` waits as a provider does: the first chunk after
+``FIRST_CHUNK_SECONDS``, then one every ``CHUNK_SECONDS`` (the open loop, ``bench/openloop.py``).
+
+``--endpoint KEY=VALUE`` (repeatable) passes a keyword to our ``add_strands_fastapi_endpoint`` and
+``--agent KEY=VALUE`` one to our ``StrandsAgent``: a JSON value, ``@module:name`` for an object to import, or
+else the string. That is how a setting is measured off and on (:func:`keywords`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import AsyncIterable
+import importlib
+import json
+from collections.abc import AsyncIterable, AsyncIterator, Sequence
 from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
 from strands import Agent, tool
 
 from bench.http import ADAPTERS
 from strands_agui import StrandsAgent
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
-from strands_agui.server.streaming import COALESCE_SECONDS
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 
 CHAT_DELTAS = 40
 ANSWER = " ".join(f"word{i}" for i in range(CHAT_DELTAS))
+FIRST_CHUNK_SECONDS = 0.2  # the paced model: a provider's time to the first chunk ...
+CHUNK_SECONDS = 0.01  # ... then one chunk every 10 ms (100 chunks/s)
+SERVED = (*ADAPTERS, "floor")
+MODELS = ("yielding", "paced")
 
 
 class YieldingModel(ScriptedModel):
@@ -40,6 +54,22 @@ class YieldingModel(ScriptedModel):
     async def stream(self, *args: Any, **kwargs: Any) -> AsyncIterable[Any]:  # type: ignore[override]
         async for chunk in super().stream(*args, **kwargs):
             await asyncio.sleep(0)
+            yield chunk
+
+
+class PacedModel(ScriptedModel):
+    """A ScriptedModel at a provider's pace: each call's first chunk after ``first`` seconds, then one every
+    ``gap`` seconds."""
+
+    def __init__(self, script: Any, first: float = FIRST_CHUNK_SECONDS, gap: float = CHUNK_SECONDS) -> None:
+        super().__init__(script)
+        self.first, self.gap = first, gap
+
+    async def stream(self, *args: Any, **kwargs: Any) -> AsyncIterable[Any]:  # type: ignore[override]
+        wait = self.first
+        async for chunk in super().stream(*args, **kwargs):
+            await asyncio.sleep(wait)
+            wait = self.gap
             yield chunk
 
 
@@ -56,27 +86,73 @@ def _tool_turn(messages: list[dict[str, Any]]) -> list[Any]:
     return [ToolUse("weather", {"city": "Paris"})]
 
 
-def templates() -> dict[str, Agent]:
-    """The template agent of each workload."""
+Parts = tuple[ScriptedModel, list[Any]]  # a workload's model and tools
+
+
+def workloads(model: str = "yielding") -> dict[str, Parts]:
+    """The agent parts of each workload (``model``: one of ``MODELS``)."""
+    kind = PacedModel if model == "paced" else YieldingModel
     return {
-        "chat": Agent(model=YieldingModel(lambda _messages: [Text(ANSWER)]), callback_handler=None),
-        "tool": Agent(model=YieldingModel(_tool_turn), tools=[weather], callback_handler=None),
+        "chat": (kind(lambda _messages: [Text(ANSWER)]), []),
+        "tool": (kind(_tool_turn), [weather]),
     }
 
 
-def create_app(coalesce: float = COALESCE_SECONDS, adapters: tuple[str, ...] = ADAPTERS) -> FastAPI:
-    """Every workload served by ``adapters`` (both by default); ``coalesce`` is our endpoint's
-    ``coalesce_seconds``."""
+def add_floor(app: FastAPI, path: str, parts: Parts) -> None:
+    """``POST path``: the floor. The body's last message is the prompt of a fresh ``strands.Agent`` built from
+    ``parts``; each text delta is written as one bare ``data:`` frame, then ``{"type":"RUN_FINISHED"}``. No
+    validation, no AG-UI events, no adapter: the frames are written by hand on purpose, being the floor."""
+
+    async def frames(prompt: str) -> AsyncIterator[bytes]:
+        agent = Agent(model=parts[0], tools=parts[1], callback_handler=None)
+        async for event in agent.stream_async(prompt):
+            if "data" in event:
+                yield b"data: " + json.dumps({"delta": event["data"]}).encode() + b"\n\n"
+        yield b'data: {"type":"RUN_FINISHED"}\n\n'
+
+    async def floor_run(request: Request) -> StreamingResponse:
+        body = json.loads(await request.body())
+        return StreamingResponse(frames(body["messages"][-1]["content"]), media_type="text/event-stream")
+
+    app.add_route(path, floor_run, methods=["POST"])
+
+
+def keywords(items: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` items as keyword arguments: VALUE as JSON, ``@module:name`` an imported object, or else
+    the string itself (``coalesce_seconds=0``, ``sessions=@bench.settings:memory``, ``name=x``)."""
+    found: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"expected KEY=VALUE, got {item!r}")
+        if value.startswith("@"):
+            module, _, name = value[1:].partition(":")
+            found[key] = getattr(importlib.import_module(module), name)
+            continue
+        try:
+            found[key] = json.loads(value)
+        except ValueError:
+            found[key] = value
+    return found
+
+
+def create_app(adapters: tuple[str, ...] = ADAPTERS, model: str = "yielding", endpoint: dict[str, Any] | None = None,
+               agent: dict[str, Any] | None = None) -> FastAPI:
+    """Every workload served by ``adapters`` (ours and upstream by default); ``endpoint`` and ``agent``: keywords
+    of our ``add_strands_fastapi_endpoint`` and ``StrandsAgent``."""
     app = FastAPI()
-    for name, template in templates().items():
+    for name, parts in workloads(model).items():
+        template = Agent(model=parts[0], tools=parts[1], callback_handler=None)
         if "ours" in adapters:
-            add_strands_fastapi_endpoint(app, StrandsAgent(template, name=f"ours_{name}"), f"/ours/{name}",
-                                         coalesce_seconds=coalesce)
+            ours = StrandsAgent(template, name=f"ours_{name}", **(agent or {}))
+            add_strands_fastapi_endpoint(app, ours, f"/ours/{name}", **(endpoint or {}))
         if "upstream" in adapters:
             import ag_ui_strands  # the bench extra: never a runtime dependency
 
             upstream = ag_ui_strands.StrandsAgent(template, name=f"upstream_{name}")
             ag_ui_strands.add_strands_fastapi_endpoint(app, upstream, f"/upstream/{name}")
+        if "floor" in adapters:
+            add_floor(app, f"/floor/{name}", parts)
 
     @app.get("/ping")
     async def ping() -> dict[str, str]:
@@ -88,10 +164,13 @@ def create_app(coalesce: float = COALESCE_SECONDS, adapters: tuple[str, ...] = A
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--coalesce", type=float, default=COALESCE_SECONDS)
-    parser.add_argument("--adapter", choices=ADAPTERS, help="serve only this adapter (default: both)")
+    parser.add_argument("--adapter", choices=SERVED, help="serve only this one (default: ours and upstream)")
+    parser.add_argument("--model", choices=MODELS, default="yielding")
+    parser.add_argument("--endpoint", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--agent", action="append", default=[], metavar="KEY=VALUE")
     opts = parser.parse_args()
-    app = create_app(opts.coalesce, (opts.adapter,) if opts.adapter else ADAPTERS)
+    app = create_app((opts.adapter,) if opts.adapter else ADAPTERS, opts.model, keywords(opts.endpoint),
+                     keywords(opts.agent))
     uvicorn.run(app, host="127.0.0.1", port=opts.port, log_level="warning", access_log=False)
 
 

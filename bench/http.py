@@ -26,7 +26,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 ADAPTERS = ("ours", "upstream")
 WORKLOADS = ("chat", "tool")
@@ -52,7 +54,7 @@ class Tally:
         return statistics.median(self.first_event)
 
 
-def _body(workload: str, n: int) -> bytes:
+def body(workload: str, n: int) -> bytes:
     text = "What is the weather in Paris?" if workload == "tool" else "Tell me something."
     return json.dumps({
         "threadId": f"bench-{workload}-{n}", "runId": f"run-{n}", "state": {}, "tools": [], "context": [],
@@ -60,33 +62,44 @@ def _body(workload: str, n: int) -> bytes:
     }).encode()
 
 
-def _request(path: str, body: bytes) -> bytes:
+def request(path: str, body: bytes) -> bytes:
     head = (f"POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
             f"Accept: text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n")
     return head.encode() + body
 
 
-async def _one_run(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> float:
-    """Post one run on a kept-alive connection and read its chunked body; seconds to the first event."""
-    start = time.perf_counter()
-    writer.write(request)
+class Reply(NamedTuple):
+    """One run's response as the client saw it (``perf_counter`` times)."""
+
+    first: float  # the first ``data:`` byte
+    words: float  # the first ``"delta"``: the model's first words (``*_CONTENT``, ``*_ARGS``, a floor frame)
+    end: float  # the end of the response
+    chunks: int  # body chunks: the server's writes (one ASGI send each)
+
+
+async def read_run(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, payload: bytes) -> Reply:
+    """Post one run on a kept-alive connection and read its chunked body. Raises unless the status is 200
+    and the last frame is RUN_FINISHED (a frame is never split over two chunks: every server here writes
+    whole frames)."""
+    writer.write(payload)
     head = await reader.readuntil(b"\r\n\r\n")
     if not head.startswith(b"HTTP/1.1 200"):
         raise RuntimeError(head.decode(errors="replace"))
-    first, body = None, bytearray()
+    first = words = 0.0
+    last, chunks = b"", 0
     while True:
         size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
         chunk = await reader.readexactly(size + 2)
         if size == 0:
             break
-        if first is None and b"data:" in chunk:
-            first = time.perf_counter() - start
-        body += chunk[:-2]
-    last = bytes(body).rsplit(b"data: ", 1)[-1]
-    if b'"type":"RUN_FINISHED"' not in last:
+        if not words:
+            now = time.perf_counter()
+            first = first or (now if b"data:" in chunk else 0.0)
+            words = now if b'"delta"' in chunk else 0.0
+        last, chunks = chunk, chunks + 1
+    if b'"type":"RUN_FINISHED"' not in last.rsplit(b"data: ", 1)[-1]:
         raise RuntimeError(f"run did not finish: {last!r}")
-    assert first is not None
-    return first
+    return Reply(first, words, time.perf_counter(), chunks)
 
 
 def server_cpu(pid: int) -> float:
@@ -107,7 +120,9 @@ async def _round(port: int, path: str, workload: str, runs: int, clients: int, t
         reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
         try:
             for n in counter:
-                tally.first_event.append(await _one_run(reader, writer, _request(path, _body(workload, n))))
+                start = time.perf_counter()
+                reply = await read_run(reader, writer, request(path, body(workload, n)))
+                tally.first_event.append(reply.first - start)
                 tally.runs += 1
         finally:
             writer.close()
@@ -118,7 +133,7 @@ async def _round(port: int, path: str, workload: str, runs: int, clients: int, t
     tally.cpu += server_cpu(pid) - cpu
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -127,10 +142,9 @@ def _free_port() -> int:
 Server = tuple[int, int]  # (port, pid)
 
 
-def _start_server(port: int, coalesce: float | None = None, adapter: str | None = None) -> subprocess.Popen[bytes]:
-    knobs = [] if coalesce is None else ["--coalesce", str(coalesce)]
-    knobs += [] if adapter is None else ["--adapter", adapter]
-    server = subprocess.Popen([sys.executable, "-m", "bench.apps", "--port", str(port), *knobs])
+def start_server(port: int, args: Sequence[str] = ()) -> subprocess.Popen[bytes]:
+    """``python -m bench.apps --port port *args``, once it answers ``GET /ping``."""
+    server = subprocess.Popen([sys.executable, "-m", "bench.apps", "--port", str(port), *args])
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -144,6 +158,24 @@ def _start_server(port: int, coalesce: float | None = None, adapter: str | None 
             server.kill()
             raise RuntimeError("the bench server did not start")
         time.sleep(0.2)
+
+
+def server_options(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], list[str]]:
+    """Add our server's settings to a load generator's ``parser``; the returned function turns the parsed
+    options into the ``bench.apps`` arguments that carry them (see ``bench.apps.keywords``)."""
+    parser.add_argument("--coalesce", type=float, default=None,
+                        help="our endpoint's coalesce_seconds (default: the library's default)")
+    parser.add_argument("--endpoint", action="append", default=[], metavar="KEY=VALUE",
+                        help="a keyword of our add_strands_fastapi_endpoint: JSON, @module:name, or a string")
+    parser.add_argument("--agent", action="append", default=[], metavar="KEY=VALUE",
+                        help="a keyword of our StrandsAgent (the same forms)")
+
+    def arguments(opts: argparse.Namespace) -> list[str]:
+        items = [] if opts.coalesce is None else [f"coalesce_seconds={opts.coalesce}"]
+        extra = [arg for item in items + opts.endpoint for arg in ("--endpoint", item)]
+        return extra + [arg for item in opts.agent for arg in ("--agent", item)]
+
+    return arguments
 
 
 async def measure(servers: dict[str, Server], rounds: int, runs: int, clients: int) -> dict[tuple[str, str], Tally]:
@@ -181,17 +213,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--runs", type=int, default=768, help="runs per adapter, workload and round")
     parser.add_argument("--clients", type=int, default=64)
-    parser.add_argument("--coalesce", type=float, default=None,
-                        help="our endpoint's coalesce_seconds (default: the library's default)")
     parser.add_argument("--shared", action="store_true",
                         help="serve both adapters from one process (default: one process each)")
+    server_args = server_options(parser)
     opts = parser.parse_args()
     started: list[subprocess.Popen[bytes]] = []
     servers: dict[str, Server] = {}
     try:
         for adapter in (None,) if opts.shared else ADAPTERS:
-            port = _free_port()
-            server = _start_server(port, opts.coalesce, adapter)
+            port = free_port()
+            server = start_server(port, server_args(opts) + ([] if adapter is None else ["--adapter", adapter]))
             started.append(server)
             for served in ADAPTERS if adapter is None else (adapter,):
                 servers[served] = (port, server.pid)

@@ -30,7 +30,7 @@ from strands import Agent
 
 from strands_agui import StrandsAgent
 from strands_agui.runtime.agent import translate
-from strands_agui.tooling.recording import RecordedRun, Recorder, read_log
+from strands_agui.runtime.runlog import RecordedRun, Recorder, read_log
 from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.scenarios import run_input
 

@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 
 from strands_agui import StrandsAgent
 from strands_agui.errors import ERROR_CODES, strands_failure
+from strands_agui.runtime.runlog import ReplayedException
 from strands_agui.server.proto.codec import decode as proto_decode
 from strands_agui.server.proto.codec import encode as proto_encode
-from strands_agui.tooling.recording import ReplayedException
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import check_ag_ui_validate, check_official_client_many
 from tests.strands_events import FuzzRun, fuzz_runs

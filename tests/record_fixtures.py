@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from strands_agui import StrandsAgent
-from strands_agui.tooling.recording import Recorder
+from strands_agui.runtime.runlog import Recorder
 from strands_agui.tooling.testing import assert_matches_golden
 
 from .scenarios import BY_NAME, SCENARIOS, Scenario

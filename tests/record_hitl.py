@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 
 from strands_agui import StrandsAgent
+from strands_agui.runtime.runlog import Recorder
 from strands_agui.runtime.sessions import FileSessions
-from strands_agui.tooling.recording import Recorder
 from strands_agui.tooling.testing import assert_matches_golden, dump_events
 from tests.hitl_scenarios import BY_NAME, SCENARIOS, TEAM_SCENARIOS, HitlScenario, pause_input, resume_input, wire
 from tests.oracles import check_official_client

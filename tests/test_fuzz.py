@@ -13,7 +13,7 @@ from ag_ui.core import RunAgentInput
 from hypothesis import HealthCheck, given, settings
 
 from strands_agui import StrandsAgentConfig
-from strands_agui.tooling.recording import RecordedRun, read_log
+from strands_agui.runtime.runlog import RecordedRun, read_log
 from tests.fuzz import check, fuzz
 from tests.strands_events import FuzzRun, fuzz_runs
 

@@ -14,9 +14,9 @@ import pytest
 from ag_ui.core import RunAgentInput
 
 from strands_agui import StrandsAgent, read_log, replay_to_list
-from strands_agui.core.interrupts import APPROVAL_SCHEMA
+from strands_agui.core.interrupt_map import APPROVAL_SCHEMA
+from strands_agui.runtime.runlog import Recorder
 from strands_agui.runtime.sessions import FileSessions
-from strands_agui.tooling.recording import Recorder
 from strands_agui.tooling.testing import assert_matches_golden, dump_events, normalize_ids
 from tests import hitl_scenarios
 from tests.hitl_scenarios import APPROVAL, BY_NAME, SCENARIOS, HitlScenario, pause_input, resume_input, wire

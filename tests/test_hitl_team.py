@@ -22,10 +22,10 @@ from strands.hooks import BeforeNodeCallEvent
 from strands.multiagent import GraphBuilder
 
 from strands_agui import StrandsAgent, read_log, replay_to_list
-from strands_agui.core.interrupts import APPROVAL_SCHEMA
+from strands_agui.core.interrupt_map import APPROVAL_SCHEMA
+from strands_agui.runtime.runlog import Recorder
 from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions, default_store
 from strands_agui.server.endpoint import create_strands_app
-from strands_agui.tooling.recording import Recorder
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import assert_matches_golden, dump_events
 from tests import hitl_scenarios

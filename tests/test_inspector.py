@@ -23,9 +23,9 @@ from strands_agui.examples import (
     human_in_the_loop,
     shared_state,
 )
+from strands_agui.runtime.runlog import read_log
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.server.inspector import LOG_EVENT, TRACE_EVENT
-from strands_agui.tooling.recording import read_log
 from strands_agui.tooling.replay import replay_to_list
 from tests.live import LiveServer
 from tests.oracles import assert_valid_sse

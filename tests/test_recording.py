@@ -17,10 +17,10 @@ from strands import Agent, tool
 from strands.interrupt import Interrupt
 from strands.multiagent.base import MultiAgentResult, NodeResult, Status
 
-from strands_agui.tooling.logread import IncompleteLog
-from strands_agui.tooling.recording import (
+from strands_agui.runtime.runlog import (
     LIVE_KEYS,
     LOG_VERSION,
+    IncompleteLog,
     LogFormatError,
     RecordedRun,
     Recorder,

@@ -16,7 +16,7 @@ from strands import Agent
 from strands.multiagent import Swarm
 
 from strands_agui import StrandsAgent, StrandsAgentConfig, replay_to_list
-from strands_agui.tooling.logread import read_log
+from strands_agui.runtime.runlog import read_log
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import dump_events
 from tests.multi_scenarios import NESTED

@@ -13,12 +13,14 @@ from .config import (
 )
 from .errors import ERROR_CODES
 from .runtime.agent import StrandsAgent
+from .runtime.runlog import RecordedRun, Recorder, read_log
 from .runtime.sessions import FileSessions, SessionStore
-from .tooling.recording import RecordedRun, Recorder, read_log
 from .tooling.replay import replay, replay_to_list
 
 __all__ = [
     "ERROR_CODES",
+    "AppSettings",
+    "EndpointSettings",
     "FileSessions",
     "MediaFetchPolicy",
     "PredictStateMapping",
@@ -41,7 +43,7 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     # The transport is imported on first use, so the translator can be used without loading FastAPI.
-    if name in ("add_ping", "add_strands_fastapi_endpoint", "create_strands_app"):
+    if name in ("AppSettings", "EndpointSettings", "add_ping", "add_strands_fastapi_endpoint", "create_strands_app"):
         from .server import endpoint
 
         return getattr(endpoint, name)

@@ -52,7 +52,9 @@ def test_frontend_tool_changes_background_and_sends_follow_up(page: Any, server:
     expect(page.locator("#status")).to_have_text("idle")
 
     first, follow_up = run_inputs(requests, "/agentic_chat")[:2]
-    assert set(first) == {"threadId", "runId", "messages", "state", "tools", "context", "forwardedProps"}
+    assert set(first) == {"threadId", "runId", "messages", "state", "tools", "context", "forwardedProps",
+                          "protocolVersion"}
+    assert first["protocolVersion"] == "1.0"  # the console reads the 1.0 stream (docs/protocol-versions.md)
     assert first["forwardedProps"] == {"strandsAgui": {"inspect": True}}
     assert [t["name"] for t in first["tools"]] == ["change_background"]
     assert first["messages"][-1]["role"] == "user" and first["messages"][-1]["content"] == "make the background blue"

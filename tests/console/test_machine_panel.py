@@ -12,7 +12,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from strands_agui.examples import backend_tool_rendering
-from strands_agui.tooling.recording import read_log
+from strands_agui.runtime.runlog import read_log
 from strands_agui.tooling.replay import replay_to_list
 from tests.console.browser import open_example, send, wait_idle
 from tests.live import LiveServer

@@ -60,6 +60,10 @@ __all__ = [
 CLIENT_DIR = Path(__file__).resolve().parent / "agui-client-check"
 CLIENT_SCRIPT = CLIENT_DIR / "agui_client_check.mjs"
 REPO_ROOT = CLIENT_DIR.parents[2]
+CURRENT, LEGACY = "1.0.0", "0.0.59"
+CLIENTS: dict[str, Path] = {CURRENT: CLIENT_DIR, LEGACY: CLIENT_DIR.parent / "agui-client-check-0059"}
+"""The two client generations: ``@ag-ui/client`` 1.0.0, and 0.0.59 (what CopilotKit 1.74 pins). The same
+script runs both; ``AGUI_CLIENT_DIR`` names the packages it loads."""
 
 # Info-level ag-ui-validate rules we still treat as failures. AGUI208: TOOL_CALL_START.parentMessageId
 # names a message no TEXT_MESSAGE_START opened (the official client then splits the assistant turn
@@ -129,10 +133,10 @@ def _node() -> str:
     return node
 
 
-def _ensure_client_installed() -> None:
-    if not (CLIENT_DIR / "node_modules" / "@ag-ui" / "client" / "package.json").is_file():
+def _ensure_client_installed(client: str = CURRENT) -> None:
+    if not (CLIENTS[client] / "node_modules" / "@ag-ui" / "client" / "package.json").is_file():
         raise OracleSetupError(
-            f"{CLIENT_DIR.relative_to(REPO_ROOT)}/node_modules is missing: run `make deps` "
+            f"{CLIENTS[client].relative_to(REPO_ROOT)}/node_modules is missing: run `make deps` "
             "(or `make test`), which runs `npm ci` there"
         )
 
@@ -169,9 +173,10 @@ def _run_client_on_file(
     input: dict[str, Any] | None,
     label: str,
     proto: bool = False,
+    client: str = CURRENT,
 ) -> dict[str, Any]:
     node = _node()
-    _ensure_client_installed()
+    _ensure_client_installed(client)
     args = [node, str(CLIENT_SCRIPT), str(path), *(["--proto"] if proto else [])]
     input_file = None
     try:
@@ -189,6 +194,7 @@ def _run_client_on_file(
             args,
             cwd=CLIENT_DIR,
             stdin=subprocess.DEVNULL,
+            env={**os.environ, "AGUI_CLIENT_DIR": str(CLIENTS[client])},
             capture_output=True,
             text=True,
             timeout=_NODE_TIMEOUT_S,
@@ -219,6 +225,7 @@ def _client_on_text(
     input: dict[str, Any] | None,
     label: str,
     proto: bool = False,
+    client: str = CURRENT,
 ) -> dict[str, Any]:
     fd, name = tempfile.mkstemp(prefix="agui-stream-", suffix=suffix)
     path = Path(name)
@@ -226,7 +233,8 @@ def _client_on_text(
         with os.fdopen(fd, "wb") as f:
             f.write(text.encode("utf-8") if isinstance(text, str) else text)
         return _run_client_on_file(
-            path, strict=strict, fail_on_run_error=fail_on_run_error, input=input, label=label, proto=proto
+            path, strict=strict, fail_on_run_error=fail_on_run_error, input=input, label=label, proto=proto,
+            client=client,
         )
     finally:
         path.unlink(missing_ok=True)
@@ -238,8 +246,9 @@ def check_official_client(
     strict: bool = True,
     fail_on_run_error: bool = False,
     input: dict[str, Any] | None = None,
+    client: str = CURRENT,
 ) -> dict[str, Any]:
-    """Replay ``events`` through the official ``@ag-ui/client`` pipeline.
+    """Replay ``events`` through the official ``@ag-ui/client`` pipeline (``client``: which generation).
 
     Returns the tool's JSON report (``ok``, ``outcome``, ``messages``, ``state``, ``strict_findings``,
     ``client_warnings``, ...; plus ``exit_code``). Raises ``AssertionError`` with the report when the client
@@ -254,6 +263,7 @@ def check_official_client(
         fail_on_run_error=fail_on_run_error,
         input=input,
         label="the event stream",
+        client=client,
     )
 
 
@@ -263,6 +273,7 @@ def check_official_client_sse(
     *,
     fail_on_run_error: bool = False,
     input: dict[str, Any] | None = None,
+    client: str = CURRENT,
 ) -> dict[str, Any]:
     """Like :func:`check_official_client`, for a raw SSE body (bytes as the server sent them).
 
@@ -270,7 +281,8 @@ def check_official_client_sse(
     rejected). The content type is not checked in this offline mode.
     """
     return _client_on_text(
-        raw, ".sse", strict=strict, fail_on_run_error=fail_on_run_error, input=input, label="the SSE body"
+        raw, ".sse", strict=strict, fail_on_run_error=fail_on_run_error, input=input, label="the SSE body",
+        client=client,
     )
 
 
@@ -280,12 +292,13 @@ def check_official_client_proto(
     *,
     fail_on_run_error: bool = False,
     input: dict[str, Any] | None = None,
+    client: str = CURRENT,
 ) -> dict[str, Any]:
     """Like :func:`check_official_client_sse`, for a body in the AG-UI protobuf framing (length-prefixed
     ``ag_ui.Event`` frames): the client decodes it with ``@ag-ui/proto``, as it does a response whose
     Content-Type is ``application/vnd.ag-ui.event+proto``."""
     return _client_on_text(raw, ".bin", strict=strict, fail_on_run_error=fail_on_run_error, input=input,
-                           label="the protobuf body", proto=True)
+                           label="the protobuf body", proto=True, client=client)
 
 
 def check_official_client_many(
@@ -295,6 +308,7 @@ def check_official_client_many(
     fail_on_run_error: bool = False,
     max_workers: int = _MAX_WORKERS,
     proto: bool = False,
+    client: str = CURRENT,
 ) -> list[dict[str, Any]]:
     """:func:`check_official_client` over several event lists, ``max_workers`` node processes at a time;
     ``proto=True`` sends each list through the protobuf framing (``server.proto.proto_frame``) instead.
@@ -304,7 +318,7 @@ def check_official_client_many(
     # Normalise in the calling thread (pydantic models, generators).
     texts: list[str | bytes] = [_proto_body(s) if proto else _jsonl(s) for s in streams]
     _node()
-    _ensure_client_installed()
+    _ensure_client_installed(client)
 
     def one(i: int) -> dict[str, Any] | AssertionError:
         try:
@@ -316,6 +330,7 @@ def check_official_client_many(
                 input=None,
                 label=f"stream #{i}",
                 proto=proto,
+                client=client,
             )
         except AssertionError as e:
             return e

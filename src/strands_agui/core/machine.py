@@ -24,9 +24,9 @@ Invariants the table enforces (a trigger fired from any other state raises ``Mac
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from transitions import Machine
 
@@ -45,9 +45,6 @@ STATES: tuple[str, ...] = (
     IDLE, READY, STREAMING_TEXT, REASONING, IN_TOOL_CALL, AWAITING_RESULT, HALTED, FINISHED, PAUSED, ERRORED,
 )
 TERMINAL_STATES = frozenset({FINISHED, PAUSED, ERRORED})
-
-# States in which an AG-UI envelope is open, and the trigger that closes it.
-CLOSERS: dict[str, str] = {STREAMING_TEXT: "close_text", REASONING: "close_reasoning", IN_TOOL_CALL: "close_tool_call"}
 
 TRANSITIONS: tuple[dict[str, Any], ...] = (
     # a resume (RunAgentInput.resume) continues the parked tool batch: its results come first
@@ -100,8 +97,38 @@ INTERNAL_MOVES: dict[str, frozenset[str]] = {
     if row["dest"] is None and "conditions" not in row
 }
 
-GUARDS: tuple[str, ...] = ("input_resumes", "turn_calls_frontend_tool", "turn_calls_tools", "result_stops_streaming",
-                           "run_interrupted")
+# Trigger -> every state it may be fired from (whatever its guards answer): what ``can`` asks.
+LEGAL: dict[str, frozenset[str]] = {
+    trigger: frozenset(s for row in TRANSITIONS if row["trigger"] == trigger for s in sources(row))
+    for trigger in dict.fromkeys(row["trigger"] for row in TRANSITIONS)
+}
+
+# The guards the table names, in table order: the questions a machine's model must answer.
+GUARDS: tuple[str, ...] = tuple(dict.fromkeys(row["conditions"] for row in TRANSITIONS if "conditions" in row))
+
+
+def can(state: str, trigger: str) -> bool:
+    """True when the table has a row firing ``trigger`` from ``state`` (guards aside)."""
+    return state in LEGAL[trigger]
+
+
+class Move(NamedTuple):
+    """One decision of a (sub)run's machine, as a trace sees it.
+
+    ``path`` is "" for the run's own machine, else the subagent's name ("a/b" below nested subagents);
+    ``state`` is the state after the move. A ``declined`` move was not taken: the input that asked for it
+    (``cause``) came when the state could not take ``trigger``, so it was set aside (see ``Translator.decline``).
+    """
+
+    path: str
+    cause: str
+    trigger: str
+    state: str
+    declined: bool = False
+
+
+OnMove = Callable[[Move], None]
+"""What tracing is: one callback that sees every move of a run and of its subagents."""
 
 
 @cache

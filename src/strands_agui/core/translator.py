@@ -12,19 +12,32 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ag_ui.core import CustomEvent, RawEvent, RunAgentInput, StateSnapshotEvent, ToolCallArgsEvent
+import jsonpatch
+from ag_ui.core import (
+    BaseEvent,
+    CustomEvent,
+    MessagesSnapshotEvent,
+    RawEvent,
+    RunAgentInput,
+    RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    ToolCallArgsEvent,
+)
 from transitions import MachineError
 
 from ..config import StrandsAgentConfig, ToolCallContext
 from ..errors import RunFailure
-from .handlers.base import HookCall, Item, Turn, new_id, plain
+from .facts import NO_FACTS, RunFacts
+from .handlers.base import HookCall, Item, Turn, new_id
 from .handlers.interrupts import InterruptHandler
 from .handlers.outcome import OutcomeHandler
 from .handlers.subagents import SubagentHandler
 from .handlers.text import TextHandler
 from .handlers.tools import ToolHandler
 from .handlers.turns import TurnHandler
-from .machine import CLOSERS, HALTED, INTERNAL_MOVES, build_machine
+from .jsonsafe import raw_payload
+from .machine import HALTED, IDLE, INTERNAL_MOVES, LEGAL, PAUSED, Move, OnMove, build_machine
 from .snapshot import ClientMessages
 from .state_keys import STRANDS_STATE_KEYS
 
@@ -34,58 +47,69 @@ Handle = Callable[[Mapping[str, Any]], list[Item]]
 
 
 class Translator:
-    """Per-run state: the machine, the shared state, the messages the client holds. Never shared between runs."""
+    """Per-run state: the machine, the shared state, the messages the client holds. Never shared between runs.
+
+    ``facts`` are what the runtime learnt building the run's agent (``core/facts.py``); ``on_move`` sees every
+    move of this machine and of its subagents' (``machine.Move``); ``initial`` is where the machine starts (a
+    run whose start was sent before its facts were known starts where :class:`~.opening.RunOpening` left it)."""
 
     state: str  # set by transitions: the machine's current state
     trigger: Callable[[str], bool]  # set by transitions
 
-    def __init__(self, input_data: RunAgentInput, config: StrandsAgentConfig | None = None, *,
-                 frontend_tools: frozenset[str] = frozenset(), id_factory: Callable[[], str] = new_id,
-                 trace: list[tuple[str, str, str]] | None = None, client: ClientMessages | None = None,
-                 owner: str | None = None, nested: bool = False) -> None:
+    def __init__(self, input_data: RunAgentInput, config: StrandsAgentConfig | None = None,
+                 facts: RunFacts = NO_FACTS, *, frontend_tools: frozenset[str] = frozenset(),
+                 id_factory: Callable[[], str] = new_id, on_move: OnMove | None = None,
+                 client: ClientMessages | None = None, owner: str | None = None, initial: str = IDLE) -> None:
         self.input = input_data
         self.config = config or StrandsAgentConfig()
+        self.facts = facts
         self.frontend_tools = frontend_tools
         self.new_id = id_factory
-        self.trace = trace
-        self.shared_state: Any = _initial_state(input_data.state)
+        self.on_move = on_move
+        self.shared_state: Any = initial_state(input_data.state)
         self.client = client or ClientMessages(input_data.messages)
         self.owner = owner  # a subagent's subagentRunId (None: the run itself, or a node in "steps" mode)
-        self.resumes = bool(input_data.resume) and not nested  # continues a parked tool batch (a node: see subagents)
         self.turn = Turn()
         self.open_id = ""  # id of the open envelope (text/reasoning message or tool call)
-        self.state_keys: frozenset[str] = frozenset()  # the invocation_state keys the run passed Strands
-        self.subtrace: list[tuple[str, str, str, str]] | None = None  # (path, cause, trigger, state) of subagents
-        self.path = ""  # a subagent's name (path below nested subagents)
         self.text = TextHandler(self)
         self.tools = ToolHandler(self)
         self.turns = TurnHandler(self)
         self.interrupts = InterruptHandler(self)
         self.outcome = OutcomeHandler(self)
         self.subagents = SubagentHandler(self)
-        build_machine(self)
-        # Strands event -> handler. Events Strands merges the caller's invocation_state into (text, reasoning,
-        # tool input, citations) are not read: what they say is read from the raw model chunk before them,
-        # which nothing is merged into. An event is handled by its ``type``, else by its only key, else by the
-        # keys of ``by_merged_key``; anything else has no AG-UI meaning (RAW when ``raw_events`` is on).
+        if facts.parked is not None:  # a resume: the parked batch's results attach to the cards the client holds
+            self.tools.adopt_parked(facts.parked)
+        build_machine(self, initial=initial)
+        self._dispatch_tables()
+
+    def _dispatch_tables(self) -> None:
+        """Strands event -> handler. Events Strands merges the caller's invocation_state into (text, reasoning,
+        tool input, citations) are not read: what they say is read from the raw model chunk before them, which
+        nothing is merged into. An event is handled by its ``type``, else by its only key, else by the keys of
+        ``by_merged_key``; anything else has no AG-UI meaning (RAW when ``raw_events`` is on)."""
+        subagents, outcome = self.subagents, self.outcome
         self.by_type: dict[str, Handle] = {
-            "tool_stream": self.subagents.on_tool_stream,
-            "multiagent_node_start": self.subagents.on_node_start,
-            "multiagent_node_stream": self.subagents.on_node_stream,
-            "multiagent_node_stop": self.subagents.on_node_stop,
-            "multiagent_handoff": self.subagents.on_handoff,
-            "multiagent_node_cancel": self.subagents.on_node_cancel,
-            "multiagent_node_interrupt": self.subagents.on_node_interrupt,
+            "tool_stream": subagents.on_tool_stream,
+            "multiagent_node_start": subagents.on_node_start,
+            "multiagent_node_stream": subagents.on_node_stream,
+            "multiagent_node_stop": subagents.on_node_stop,
+            "multiagent_handoff": subagents.on_handoff,
+            "multiagent_node_cancel": subagents.on_node_cancel,
+            "multiagent_node_interrupt": subagents.on_node_interrupt,
         }
         self.by_key: dict[str, Handle] = {
             "event": self.on_raw_chunk,
             "message": self.turns.on_message,
             "tool_interrupt_event": self.interrupts.on_tool_interrupt,
-            "structured_output": self.outcome.on_structured_output,
-            "result": self.outcome.on_result,
+            "structured_output": outcome.on_structured_output,
+            "result": outcome.on_result,
         }
         self.by_merged_key: dict[str, Handle] = {"event_loop_throttled_delay": self.turns.on_throttle}
-        # raw model chunk (``event``) -> handler of its payload
+        self._chunk_tables()
+
+    def _chunk_tables(self) -> None:
+        """Raw model chunk (``event``) -> handler of its payload; ``contentBlockDelta.delta`` key -> handler of
+        its value; and the envelopes: the machine's closing trigger -> the events that close the envelope."""
         self.by_chunk: dict[str, Handle] = {
             "messageStart": self.turns.on_message_start,
             "contentBlockStart": self.on_block_start,
@@ -94,52 +118,54 @@ class Translator:
             "messageStop": self.outcome.on_message_stop,
             "metadata": self.outcome.on_metadata,
         }
-        # ``contentBlockDelta.delta`` key -> handler of its value
         self.by_delta: dict[str, Callable[[Any], list[Item]]] = {
             "text": self.text.on_text_delta,
             "citation": self.text.on_citation,
             "reasoningContent": self.text.on_reasoning_content,
             "toolUse": self.tools.on_tool_input,
         }
-        # the machine's closing trigger -> the events that close the envelope
         self.closers: dict[str, Callable[[], list[Item]]] = {
             "close_text": self.text.close_text_events,
             "close_reasoning": self.text.close_reasoning_events,
             "close_tool_call": self.tools.close_tool_call_events,
         }
 
-    def nested(self, owner: str | None, name: str = "") -> Translator:
-        """The translator of a subagent invocation: its own machine, this run's message mirror and ids. Tool
-        behaviours and frontend tools belong to the run's own agent, so the subagent has none. When the run is
-        traced for inspection, its moves go to the trace's ``subagents`` list under ``name`` (a path below
-        nested subagents), never into the run's own trace."""
+    def nested(self, owner: str | None, name: str, facts: RunFacts) -> Translator:
+        """The translator of a subagent invocation named ``name``: its own machine, this run's message mirror and
+        ids. Tool behaviours and frontend tools belong to the run's own agent, so the subagent has none. Its
+        moves reach this run's ``on_move`` under its name (a path below nested subagents)."""
         config = StrandsAgentConfig(multiagent_events=self.config.multiagent_events)
-        sub = Translator(self.input, config, id_factory=self.new_id, client=self.client, owner=owner, nested=True)
-        sub.subtrace = self.subtrace if self.trace is None else getattr(self.trace, "subagents", None)
-        sub.path = f"{self.path}/{name}" if self.path else name
-        return sub
+        return Translator(self.input, config, facts, id_factory=self.new_id, client=self.client, owner=owner,
+                          on_move=_below(self.on_move, name))
 
-    # -- the transition trace -------------------------------------------------------------------------
+    # -- the machine: where the run is, what it may do, every move traced -----------------------------
+    def can(self, trigger: str) -> bool:
+        """True when the table lets ``trigger`` fire from the current state (its guards aside)."""
+        return self.state in LEGAL[trigger]
+
     def fire(self, trigger: str, cause: str) -> None:
-        """Fire ``trigger``; record (cause, trigger, new state) when tracing."""
+        """Fire ``trigger``; ``on_move`` sees (cause, trigger, new state)."""
         self.trigger(trigger)
-        if self.trace is not None:
-            self.trace.append((cause, trigger, self.state))
-        elif self.subtrace is not None:
-            self.subtrace.append((self.path, cause, trigger, self.state))
+        if self.on_move is not None:
+            self.on_move(Move("", cause, trigger, self.state))
 
     def move(self, trigger: str, cause: str) -> None:
         """An internal move (a delta): checked against the table without a dispatch through transitions."""
         if self.state not in INTERNAL_MOVES[trigger]:
             raise MachineError(f'"Can\'t trigger event {trigger} from state {self.state}!"')
-        if self.trace is not None:
-            self.trace.append((cause, trigger, self.state))
-        elif self.subtrace is not None:
-            self.subtrace.append((self.path, cause, trigger, self.state))
+        if self.on_move is not None:
+            self.on_move(Move("", cause, trigger, self.state))
+
+    def decline(self, trigger: str, cause: str) -> list[Item]:
+        """An input the current state cannot take (``can(trigger)`` is False): set aside, never silently, as a
+        declined move ``on_move`` sees. Returns no events."""
+        if self.on_move is not None:
+            self.on_move(Move("", cause, trigger, self.state, declined=True))
+        return []
 
     # -- guards (named in the machine table), answered by the handler that knows --------------------
     def input_resumes(self) -> bool:
-        return self.resumes
+        return self.facts.resumes
 
     def run_interrupted(self) -> bool:
         return self.interrupts.run_interrupted()
@@ -157,9 +183,15 @@ class Translator:
     def halted(self) -> bool:
         return self.state == HALTED
 
+    @property
+    def paused(self) -> bool:
+        return self.state == PAUSED
+
     # -- lifecycle (the stream loop's entry points) ---------------------------------------------------
     def start(self) -> list[Item]:
-        return self.outcome.start()
+        """RUN_STARTED and what the client holds first (a run started before its facts: ``RunOpening``)."""
+        self.fire("start_run", "run")
+        return list(run_started(self.input, self.client))
 
     def finish_run(self) -> list[Item]:
         return self.outcome.finish_run()
@@ -168,12 +200,12 @@ class Translator:
         return self.outcome.fail_run(failure)
 
     def close_open(self, cause: str) -> list[Item]:
-        """The one place that closes whatever envelope the current state says is open."""
-        closer = CLOSERS.get(self.state)
-        if closer is None:
-            return []
-        self.fire(closer, cause)
-        return self.closers[closer]()
+        """The one place that closes whatever envelope is open: the closer the table lets fire from here."""
+        for trigger, emit in self.closers.items():
+            if self.state in LEGAL[trigger]:
+                self.fire(trigger, cause)
+                return emit()
+        return []
 
     # -- dispatch ---------------------------------------------------------------------------------------
     def handle(self, event: Mapping[str, Any]) -> list[Item]:
@@ -196,8 +228,8 @@ class Translator:
         (they carry ``delta``) are not passed through; invocation_state keys and live objects are stripped."""
         if not self.config.raw_events or "delta" in event or "event" in event:
             return []
-        hidden = self.state_keys | STRANDS_STATE_KEYS
-        payload = plain({k: v for k, v in event.items() if k not in hidden})
+        hidden = self.facts.state_keys | STRANDS_STATE_KEYS
+        payload = raw_payload({k: v for k, v in event.items() if k not in hidden})
         return [RawEvent(event=payload, source="strands")] if payload else []
 
     def on_raw_chunk(self, event: Mapping[str, Any]) -> list[Item]:
@@ -240,18 +272,52 @@ class Translator:
         self.shared_state = {**base, **fragment}
         return StateSnapshotEvent(snapshot=self.shared_state)
 
+    def track_state(self, event: BaseEvent) -> BaseEvent:
+        """A handler's state event: the shared state follows it (jsonpatch for a delta), so it stays the client's."""
+        if isinstance(event, StateSnapshotEvent):
+            self.shared_state = event.snapshot
+        elif isinstance(event, StateDeltaEvent):
+            patch = [op.model_dump(mode="json", by_alias=True, exclude_unset=True) for op in event.delta]
+            self.shared_state = jsonpatch.apply_patch(self.shared_state, patch)
+        return event
+
     def hook_failed(self, kind: str, exc: BaseException, context: ToolCallContext | None = None) -> CustomEvent:
-        """A failing user hook never ends the run: the client sees this event instead."""
-        value: dict[str, Any] = {"hook": kind, "error": f"{type(exc).__name__}: {exc}"}
-        if context is not None:
-            value.update(tool=context.tool_name, toolCallId=context.tool_use_id)
-        return CustomEvent(name=HOOK_ERROR_EVENT, value=value)
+        return hook_failed(kind, exc, context)
 
 
-def _initial_state(state: Any) -> Any:
+def hook_failed(kind: str, exc: BaseException, context: ToolCallContext | None = None) -> CustomEvent:
+    """A failing user hook never ends the run: the client sees this event instead."""
+    value: dict[str, Any] = {"hook": kind, "error": f"{type(exc).__name__}: {exc}"}
+    if context is not None:
+        value.update(tool=context.tool_name, toolCallId=context.tool_use_id)
+    return CustomEvent(name=HOOK_ERROR_EVENT, value=value)
+
+
+def initial_state(state: Any) -> Any:
+    """The input's state as the run's shared state: without ``messages``."""
     if isinstance(state, Mapping):
         return {k: v for k, v in state.items() if k != "messages"}
     return state
 
 
-__all__ = ["HOOK_ERROR_EVENT", "HookCall", "Item", "Translator", "new_id"]
+def run_started(input_data: RunAgentInput, client: ClientMessages) -> list[BaseEvent]:
+    """The run's first events, which need nothing Strands reports: RUN_STARTED (``parentRunId``), the input's
+    state (without ``messages``), and on a resume what the client holds (it names the parked tool calls in this
+    run before their results arrive)."""
+    out: list[BaseEvent] = [RunStartedEvent(thread_id=input_data.thread_id, run_id=input_data.run_id,
+                                            parent_run_id=input_data.parent_run_id)]
+    if input_data.state is not None:
+        out.append(StateSnapshotEvent(snapshot=initial_state(input_data.state)))
+    if input_data.resume:
+        out.append(MessagesSnapshotEvent(messages=client.snapshot()))
+    return out
+
+
+def _below(on_move: OnMove | None, name: str) -> OnMove | None:
+    """``on_move`` for a subagent named ``name``: its moves, and its own subagents', under its path."""
+    if on_move is None:
+        return None
+    return lambda move: on_move(move._replace(path=f"{name}/{move.path}" if move.path else name))
+
+
+__all__ = ["HOOK_ERROR_EVENT", "HookCall", "Item", "RunFacts", "Translator", "hook_failed", "new_id"]

@@ -20,9 +20,11 @@ from strands import Agent
 from transitions import MachineError
 
 from ..config import StrandsAgentConfig
-from ..core.translator import HookCall, Item, Translator, new_id
+from ..core.facts import NO_FACTS, RunFacts
+from ..core.machine import OnMove
+from ..core.opening import RunOpening
+from ..core.translator import HookCall, Item, Translator, hook_failed, new_id
 from ..errors import RunFailure, RunRefused, adapter_failure, strands_failure
-from ..tooling.recording import RecordedRun, Recorder, record_stream, replay_events
 from .agents import AgentSource
 from .conversation import conversation
 from .hooks import run_hook
@@ -30,6 +32,7 @@ from .invocation import invocation_state as resolve_invocation_state
 from .invocation import stream_kwargs
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
+from .runlog import RecordedRun, Recorder, record_stream, replay_events
 from .sessions import SessionStore, default_store
 
 logger = logging.getLogger(__name__)
@@ -38,9 +41,6 @@ DEFAULT_PROMPT = "Hello"
 Prompt = list[dict[str, Any]] | None
 Source = AsyncIterator[Mapping[str, Any]]
 Stop = Callable[[], Any] | None
-RunFacts = Mapping[str, Any]  # {"model": {"model", "provider"}, "models", "state_keys": [invocation_state keys],
-# "resumed_nodes": {node id: [parked tool use ids]}, "expires_at": ISO 8601} (see ThreadPause.facts)
-FACTS = ("model", "models", "state_keys", "resumed_nodes", "expires_at")
 Opener = Callable[[Prompt], tuple[Source, Stop, RunFacts]]  # -> Strands events, how to stop them, run facts
 Settle = Callable[[], RunFailure | None]  # after Strands is done, before the terminal event
 Pace = Callable[[], Awaitable[Any]]  # awaited after a Strands event that emitted nothing (a server's fairness)
@@ -65,21 +65,26 @@ class StrandsAgent:
         self.id_factory = id_factory
         self.sessions = sessions
 
-    def translator(self, input_data: RunAgentInput, trace: list[tuple[str, str, str]] | None = None) -> Translator:
-        """A fresh translator for one run of ``input_data``."""
+    def opening(self, input_data: RunAgentInput, on_move: OnMove | None = None) -> RunOpening:
+        """The opening of one run of ``input_data`` (its first events, then its translator from the facts)."""
         frontend = frozenset(tool.name for tool in input_data.tools or ())
-        return Translator(input_data, self.config, frontend_tools=frontend, id_factory=self.id_factory, trace=trace)
+        return RunOpening(input_data, self.config, frontend_tools=frontend, id_factory=self.id_factory,
+                          on_move=on_move)
+
+    def translator(self, input_data: RunAgentInput, facts: RunFacts = NO_FACTS) -> Translator:
+        """A fresh translator for one run of ``input_data`` whose facts are known (not started)."""
+        return self.opening(input_data).translator(facts)
 
     async def run(self, input_data: RunAgentInput, *, recorder: Recorder | None = None,
-                  trace: list[tuple[str, str, str]] | None = None, request: Any = None,
+                  on_move: OnMove | None = None, request: Any = None,
                   invocation_state: Mapping[str, Any] | None = None,
                   pace: Pace | None = None) -> AsyncIterator[BaseEvent]:
         """Run the agent for one AG-UI request and yield its AG-UI events (RUN_STARTED first, one terminal last).
 
-        ``recorder`` writes the Strands events this run consumed as a replayable log; ``trace`` collects
-        ``(cause, trigger, state)`` for every transition; ``invocation_state`` (trusted, request-scoped values
-        for hooks and tools, e.g. from the endpoint's ``invocation_state_provider``; else the configured
-        ``StrandsAgentConfig.invocation_state_provider`` called with ``request``) is copied into
+        ``recorder`` writes the Strands events this run consumed as a replayable log; ``on_move`` sees every
+        move of the run's machine and of its subagents' (``core.machine.Move``); ``invocation_state`` (trusted,
+        request-scoped values for hooks and tools, e.g. from the endpoint's ``invocation_state_provider``; else
+        the configured ``StrandsAgentConfig.invocation_state_provider`` called with ``request``) is copied into
         ``stream_async(..., invocation_state=)`` with the run input added (see ``runtime/invocation.py``)."""
         refused: RunRefused | None = None
         try:
@@ -95,9 +100,10 @@ class StrandsAgent:
                     raise refused
                 agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt)
                 if agent is None:
-                    return _nothing(), None, {}
-                facts = {"model": model_info(getattr(agent, "model", None)), "models": subagent_models(agent),
-                         "state_keys": sorted(state), **pause.facts()}
+                    return _nothing(), None, NO_FACTS
+                facts = RunFacts.from_record({"model": model_info(getattr(agent, "model", None)),
+                                              "models": subagent_models(agent), "state_keys": sorted(state),
+                                              **pause.facts()})
                 if isinstance(agent, Agent):
                     stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state))
                 else:  # a Swarm or Graph: its nodes carry their own limits
@@ -105,49 +111,46 @@ class StrandsAgent:
                 stop = getattr(agent, "cancel", None)  # a Swarm or Graph never halts: its nodes have no frontend tools
                 if recorder is None:
                     return stream, stop, facts
-                recorder.annotate(**facts)
+                recorder.annotate(**facts.record())
                 return record_stream(stream, recorder), stop, facts
 
-            async for event in self._run(input_data, live, trace, pause.settle, pace):
+            async for event in self._run(input_data, live, on_move, pause.settle, pace):
                 yield event
 
     async def replay(self, log: RecordedRun, *, input_data: RunAgentInput | None = None,
-                     trace: list[tuple[str, str, str]] | None = None) -> AsyncIterator[BaseEvent]:
+                     on_move: OnMove | None = None) -> AsyncIterator[BaseEvent]:
         """Yield the AG-UI events a recorded run produces with this adapter's configuration.
 
         ``input_data`` defaults to the input stored in the log's header."""
         data = input_data or log.input_data or RunAgentInput.model_validate(REPLAY_INPUT)
-        facts = {key: log.metadata[key] for key in FACTS if key in log.metadata}
-        async for event in self._run(data, lambda _prompt: (replay_events(log), None, facts), trace):
+        facts = RunFacts.from_record(log.metadata)
+        async for event in self._run(data, lambda _prompt: (replay_events(log), None, facts), on_move):
             yield event
 
-    async def _run(self, input_data: RunAgentInput, open_stream: Opener, trace: list[tuple[str, str, str]] | None,
+    async def _run(self, input_data: RunAgentInput, open_stream: Opener, on_move: OnMove | None,
                    settle: Settle | None = None, pace: Pace | None = None) -> AsyncIterator[BaseEvent]:
-        translator = self.translator(input_data, trace)
-        for event in translator.start():
-            yield event  # type: ignore[misc]
-        prompt, notes = self._prompt(input_data, translator)
+        """RUN_STARTED first (before the agent is built), then the run's translator from the facts the opener
+        learnt building the agent; an opener that fails ends the run with RUN_ERROR."""
+        opening = self.opening(input_data, on_move)
+        for event in opening.start():
+            yield event
+        prompt, notes = self._prompt(input_data)
         for event in notes:
             yield event
         try:
             stream, stop, facts = open_stream(prompt)
-            translator.outcome.model = facts.get("model") or {}
-            translator.outcome.models = facts.get("models") or {}
-            translator.state_keys = frozenset(facts.get("state_keys") or ())
-            translator.subagents.resumed = dict(facts.get("resumed_nodes") or {})
-            translator.interrupts.expires_at = facts.get("expires_at")
         except RunRefused as exc:
-            async for event in _end(translator, exc.failure):
-                yield event
-            return
+            failure: RunFailure = exc.failure
         except Exception as exc:  # noqa: BLE001 - becomes RUN_ERROR
-            async for event in _end(translator, strands_failure(exc)):
+            failure = strands_failure(exc)
+        else:
+            async for event in translate(opening.translator(facts), stream, stop, settle, pace):
                 yield event
             return
-        async for event in translate(translator, stream, stop, settle, pace):
+        async for event in _end(opening.translator(NO_FACTS), failure):
             yield event
 
-    def _prompt(self, input_data: RunAgentInput, translator: Translator) -> tuple[Prompt, list[BaseEvent]]:
+    def _prompt(self, input_data: RunAgentInput) -> tuple[Prompt, list[BaseEvent]]:
         """The run's new user turn (``None`` when it continues from tool results), its text rewritten by
         ``state_context_builder``; "Hello" when the conversation has no new user turn."""
         turn = conversation(input_data)
@@ -160,7 +163,7 @@ class StrandsAgent:
         try:
             text = str(builder(input_data, turn.prompt_text or DEFAULT_PROMPT))
         except Exception as exc:  # noqa: BLE001 - a failing hook never ends the run
-            return blocks, [translator.hook_failed("state_context_builder", exc)]
+            return blocks, [hook_failed("state_context_builder", exc)]
         return [{"text": text}, *(b for b in blocks if "text" not in b)], []
 
 

@@ -16,7 +16,7 @@ from strands.hooks import BeforeToolCallEvent
 from strands.multiagent.base import MultiAgentBase
 
 from ..config import StrandsAgentConfig
-from ..core.interrupts import APPROVAL, APPROVAL_SCHEMA, CANCELLED
+from ..core.interrupt_map import APPROVAL, APPROVAL_SCHEMA, CANCELLED
 
 
 class ApprovalGate:

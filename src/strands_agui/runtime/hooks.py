@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-import jsonpatch
-from ag_ui.core import BaseEvent, EventType, StateDeltaEvent, StateSnapshotEvent
+from ag_ui.core import BaseEvent, EventType
 
 from ..config import maybe_await
 
@@ -65,17 +64,7 @@ async def _result_handler(call: HookCall, translator: Translator) -> AsyncIterat
         if not isinstance(event, BaseEvent) or event.type not in ALLOWED_FROM_HANDLERS:
             kind = getattr(event, "type", type(event).__name__)
             raise TypeError(f"custom_result_handler may not emit {kind}")
-        yield _track_state(event, translator)
-
-
-def _track_state(event: BaseEvent, translator: Translator) -> BaseEvent:
-    """Keep the translator's shared state equal to the client's after a handler's state event."""
-    if isinstance(event, StateSnapshotEvent):
-        translator.shared_state = event.snapshot
-    elif isinstance(event, StateDeltaEvent):
-        patch = [op.model_dump(mode="json", by_alias=True, exclude_unset=True) for op in event.delta]
-        translator.shared_state = jsonpatch.apply_patch(translator.shared_state, patch)
-    return event
+        yield translator.track_state(event)  # the shared state follows the handler's state events
 
 
 _RUNNERS: dict[str, Any] = {

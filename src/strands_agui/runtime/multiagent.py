@@ -3,7 +3,7 @@
 A Swarm or Graph keeps its node agents between invocations (a Graph never resets them, a Swarm resets them to
 what they held when it was built) and a node agent refuses a second concurrent invocation. So, as with a plain
 agent, no run touches the template: each run gets a new orchestrator of the same shape whose node agents are
-copies (``agents.copy_agent``) holding the client's conversation as their starting history. The template's
+copies (``copying.copy_agent``) holding the client's conversation as their starting history. The template's
 orchestrator hooks are registered on the copy; its session manager and plugins are not (a per-run factory
 builds those when a run needs them).
 
@@ -21,8 +21,8 @@ from strands.multiagent import Swarm
 from strands.multiagent.base import MultiAgentBase
 from strands.multiagent.graph import Graph, GraphEdge, GraphNode
 
-from .agents import copy_agent, copy_hook_callbacks, per_run_tool
 from .conversation import to_strands
+from .copying import copy_agent, copy_hook_callbacks, per_run_tool
 
 HANDOFF_TOOL = "handoff_to_agent"  # what a Swarm injects into every node agent
 

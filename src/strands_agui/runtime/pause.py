@@ -26,7 +26,7 @@ from strands.multiagent.base import MultiAgentBase
 from strands.types.exceptions import SessionException
 
 from ..config import StrandsAgentConfig
-from ..core.interrupts import resume_prompt
+from ..core.interrupt_map import resume_prompt
 from ..errors import RunFailure, RunRefused
 from .agents import AgentSource, build_run_agent
 from .approval import install_approval

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import logging
 import math
@@ -109,8 +110,8 @@ class FileSessions(SessionStore):
         return FileSessionManager(session_id=session_id(thread_id), storage_dir=str(self.directory))
 
     def paused_at(self, thread_id: str) -> float | None:
-        try:
-            return (self._path(thread_id) / "session.json").stat().st_mtime
+        try:  # asked on every run: a string path, not pathlib (docs/benchmarks.md)
+            return os.stat(os.path.join(self.directory, f"session_{session_id(thread_id)}", "session.json")).st_mtime
         except FileNotFoundError:
             return None
 
@@ -169,12 +170,17 @@ class FileSessions(SessionStore):
 
 def default_store() -> FileSessions:
     """``$STRANDS_AGUI_SESSIONS`` (set by ``strands-agui serve --sessions DIR``), else ``~/.strands/sessions``;
-    retention ``$STRANDS_AGUI_PAUSE_RETENTION`` seconds (``serve --pause-retention``), else 24 h."""
-    return FileSessions(os.environ.get(SESSIONS_ENV) or DEFAULT_DIRECTORY, retention_seconds=_retention())
+    retention ``$STRANDS_AGUI_PAUSE_RETENTION`` seconds (``serve --pause-retention``), else 24 h. Asked on
+    every run: one store per value of the two variables, built once."""
+    return _store(os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY), os.environ.get(RETENTION_ENV))
 
 
-def _retention() -> float:
-    text = os.environ.get(RETENTION_ENV)
+@functools.lru_cache(maxsize=16)
+def _store(directory: str, retention: str | None) -> FileSessions:
+    return FileSessions(directory, retention_seconds=_retention(retention))
+
+
+def _retention(text: str | None) -> float:
     try:
         value = float(text) if text else DEFAULT_RETENTION_SECONDS
     except ValueError:

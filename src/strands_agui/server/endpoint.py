@@ -12,6 +12,8 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
   Frames that come faster than one per ``coalesce_seconds`` (50 ms) share one write (see ``streaming``).
 * **Keep-alive.** After ``keepalive_seconds`` without a frame, a ``: ping`` comment
   (``fastapi.sse.KEEPALIVE_COMMENT``). Per endpoint, with no timer per event: see ``streaming``.
+* **Settings** (``settings.py``). Each option is a field of :class:`EndpointSettings` /
+  :class:`AppSettings`, passed as ``settings=`` or as a keyword of its own; the defaults live there.
 * **Validation before the stream** (``validation.py``). While FastAPI reads the body, an oversized
   one is refused (413, whether or not ``Content-Length`` was sent) and so is malformed JSON: not
   UTF-8, a lone surrogate, nesting over ``max_depth``, a U+0000 (422 ``json_invalid``). Then route
@@ -35,34 +37,37 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated, Any, Unpack
 
 from ag_ui.core import RunAgentInput
-from fastapi import Depends, FastAPI, Request, params
+from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 
-from ..config import InvocationStateProvider, MediaFetchPolicy
+from ..config import InvocationStateProvider
 from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
-from ..runtime.sessions import SessionStore
 from .inspector import inspected_run, wants_inspection
-from .negotiation import PRODUCED_MEDIA_TYPES, SSE_MEDIA_TYPE, accepts, negotiate
-from .proto import INSTALL_HINT, PROTO_MEDIA_TYPE
-from .streaming import COALESCE_SECONDS, FRAMINGS, RunStream, encode_event, yield_to_loop
-from .validation import (
-    DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_MESSAGES,
-    RequestLimits,
-    require_message_roles,
-    run_route,
-    validated_run_input,
+from .negotiation import SSE_MEDIA_TYPE, accepts, negotiate
+from .openapi import RUN_RESPONSES, document_message_roles
+from .settings import (
+    UNSET,
+    AppOptions,
+    AppSettings,
+    EndpointOptions,
+    EndpointSettings,
+    settings_with,
+    takes_settings,
 )
+from .streaming import FRAMINGS, RunStream, encode_event, yield_to_loop
+from .validation import run_route, validated_run_input
+from .versions import framing_for
 
 __all__ = [
     "SSE_MEDIA_TYPE",
+    "AppSettings",
+    "EndpointSettings",
     "InvocationStateProvider",
     "accepts",
     "add_ping",
@@ -73,81 +78,30 @@ __all__ = [
 ]
 
 
-_UNSET: Any = object()
-DEFAULT_KEEPALIVE_SECONDS = 15.0
-
-_SSE_ITEM = {  # one SSE event, as FastAPI documents a generator SSE route
-    "type": "object",
-    "properties": {"data": {"type": "string"}, "event": {"type": "string"}, "id": {"type": "string"},
-                   "retry": {"type": "integer", "minimum": 0}},
-}
-_PROTO_BODY = {  # the AG-UI protobuf framing (server/proto): length-prefixed ag_ui.Event messages
-    "type": "string", "format": "binary",
-    "description": "Frames of a 4-byte big-endian length and one ag_ui.Event (@ag-ui/proto 1.0.0 schema).",
-}
-_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"description": "The run's AG-UI events: SSE, or the protobuf framing when Accept prefers it "
-                         f"(needs {INSTALL_HINT}).",
-          "content": {SSE_MEDIA_TYPE: {"itemSchema": _SSE_ITEM}, PROTO_MEDIA_TYPE: {"schema": _PROTO_BODY}}},
-    406: {"description": f"The Accept header allows none of: {', '.join(PRODUCED_MEDIA_TYPES)}."},
-    413: {"description": "The request body is larger than the endpoint's max_body_bytes."},
-    415: {"description": "The request body is not JSON (Content-Type must be application/json)."},
-}
-
-
 # ----------------------------------------------------------------------------- public API
 
 
-def _check_settings(keepalive_seconds: float, coalesce_seconds: float) -> None:
-    if not keepalive_seconds > 0:
-        raise ValueError(f"keepalive_seconds must be positive, not {keepalive_seconds!r}")
-    if not 0 <= coalesce_seconds < float("inf"):
-        raise ValueError(f"coalesce_seconds must be a finite number >= 0, not {coalesce_seconds!r}")
-
-
-def add_strands_fastapi_endpoint(
-    app: FastAPI,
-    agent: StrandsAgent,
-    path: str = "/",
-    *,
-    dependencies: Sequence[params.Depends] | None = None,
-    auth: Callable[..., Any] | None = None,
-    invocation_state_provider: InvocationStateProvider | None = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    max_messages: int = DEFAULT_MAX_MESSAGES,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-    keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
-    coalesce_seconds: float = COALESCE_SECONDS,
-    name: str | None = None,
-    inspect: bool = False,
-    fetch_media: MediaFetchPolicy | None = None,
-) -> None:
+@takes_settings(EndpointSettings)
+def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = "/", *,
+                                 settings: EndpointSettings | None = None, **options: Unpack[EndpointOptions]) -> None:
     """Register ``POST path``: a RunAgentInput body in, the run's AG-UI events out as SSE (or the protobuf
-    framing, when the Accept header prefers it and ``protobuf`` is installed).
+    framing, when the Accept header prefers it and ``protobuf`` is installed), and ``GET path/capabilities``.
 
-    ``auth`` (a FastAPI dependency callable that raises ``HTTPException`` to refuse, ``ag_ui_strands``' name)
-    and then ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first. A request they refuse, or one
-    answered 406, 413, 415 or 422, never starts a run. A started run streams with status 200 and
-    ends with one RUN_FINISHED or RUN_ERROR, unless the client leaves first, which cancels it.
-    ``invocation_state_provider(request, input_data)`` (sync or async) returns a dict of trusted,
-    request-scoped values handed to Strands as ``invocation_state`` (a copy per run), or None. It is the run's
-    ``StrandsAgentConfig.invocation_state_provider``: one that fails ends the run with ``INVOCATION_STATE_ERROR``.
-    ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. ``coalesce_seconds`` is the longest
-    a frame waits to share one write with the frames after it (only while frames come faster than that; the first
-    and the terminal frame never wait; at most ``keepalive_seconds``; 0: one write per frame; see
-    ``server/streaming.py``). The limits
-    (``max_body_bytes``, ``max_messages``, ``max_depth``) are described in :class:`RequestLimits`. ``inspect=True``
-    lets a request ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``;
-    development servers only: it shows the raw Strands events). ``fetch_media`` (off when None) lets image and
-    document parts given by URL be fetched before the run, refusing private, loopback and link-local addresses
-    (``server/media.py``); without it such a part is refused (422).
+    ``settings`` (see :class:`EndpointSettings`: authentication, limits, pacing, inspection, media fetching)
+    with any field given as a keyword of its own instead. A request refused by ``auth`` or ``dependencies``, or
+    answered 406, 413, 415 or 422, never starts a run. A started run streams with status 200 and ends with
+    one RUN_FINISHED or RUN_ERROR, unless the client leaves first, which cancels it.
     """
-    _check_settings(keepalive_seconds, coalesce_seconds)
-    limits = RequestLimits(max_body_bytes, max_messages, max_depth)
-    if invocation_state_provider is not None:  # the endpoint's provider is the run's (runtime/invocation.py)
+    settings = settings_with(settings or EndpointSettings(), dict(options), "add_strands_fastapi_endpoint")
+    if settings.invocation_state_provider is not None:  # the endpoint's provider is the run's (runtime/invocation.py)
         agent = copy.copy(agent)
-        agent.config = replace(agent.config, invocation_state_provider=invocation_state_provider)
+        agent.config = replace(agent.config, invocation_state_provider=settings.invocation_state_provider)
+    _add_run_route(app, agent, path, settings)
+    _add_capabilities_route(app, agent, path, settings)
+    document_message_roles(app)
 
+
+def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings) -> None:
     async def run_agent(
         request: Request,
         media_type: Annotated[str, Depends(negotiate)],  # 415, 406: before the body's 422
@@ -157,109 +111,59 @@ def add_strands_fastapi_endpoint(
         passed. The request reaches the ``invocation_state_provider``; the run yields to the event loop after
         each Strands event (``pace``, see ``streaming``: Fairness)."""
         events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop)
-                  if inspect and wants_inspection(input_data)
+                  if settings.inspect and wants_inspection(input_data)
                   else agent.run(input_data, request=request, pace=yield_to_loop))
-        return RunStream(events, framing=FRAMINGS[media_type], keepalive=keepalive_seconds,
-                         coalesce=coalesce_seconds)
+        framing = framing_for(FRAMINGS[media_type], input_data.protocol_version)  # the client's generation
+        return RunStream(events, framing=framing, keepalive=settings.keepalive_seconds,
+                         coalesce=settings.coalesce_seconds)
 
     app.router.add_api_route(
-        path,
-        run_agent,
-        methods=["POST"],
-        response_class=RunStream,
-        status_code=200,
-        dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ())],
-        route_class_override=run_route(limits, fetch_media),
-        name=name or agent.name,
+        path, run_agent, methods=["POST"], response_class=RunStream, status_code=200,
+        dependencies=settings.route_dependencies,
+        route_class_override=run_route(settings.limits, settings.fetch_media),
+        name=settings.name or agent.name,
         summary=f"Run {agent.name}",
         description=agent.description or "Run the agent; AG-UI events stream back as SSE (or protobuf, by Accept).",
-        responses=_RESPONSES,
+        responses=RUN_RESPONSES,
     )
 
+
+def _add_capabilities_route(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings) -> None:
     async def agent_capabilities() -> dict[str, Any]:
         """The agent's AG-UI ``AgentCapabilities`` (see ``runtime/capabilities.py``)."""
         return capabilities(agent).model_dump(mode="json", by_alias=True, exclude_none=True)
 
     app.add_api_route(f"{path.rstrip('/')}/capabilities", agent_capabilities, methods=["GET"],
-                      dependencies=[*([Depends(auth)] if auth is not None else ()), *(dependencies or ())],
-                      name=f"{name or agent.name}_capabilities", summary=f"What {agent.name} can do")
-    _document_message_roles(app)
+                      dependencies=settings.route_dependencies,
+                      name=f"{settings.name or agent.name}_capabilities", summary=f"What {agent.name} can do")
 
 
-def _document_message_roles(app: FastAPI) -> None:
-    """Make the app's OpenAPI say that every message needs its ``role`` (once per app)."""
-    if getattr(app.openapi, "requires_message_roles", False):
-        return
-    generate = app.openapi
+@takes_settings(AppSettings)
+def create_strands_app(agent: StrandsAgent, path: str = "/", health_path: str | None = UNSET, *,
+                       settings: AppSettings | None = None, origins: Sequence[str] | None = None,
+                       ping_path: str | None = UNSET, **options: Unpack[AppOptions]) -> FastAPI:
+    """A FastAPI app that serves ``agent`` at ``POST path`` (see :func:`add_strands_fastapi_endpoint`), with
+    ``GET health_path`` returning ``{"status": "ok"}`` (default ``/ping``; None: no health route).
 
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            app.openapi_schema = require_message_roles(generate())
-        return app.openapi_schema
-
-    openapi.requires_message_roles = True  # type: ignore[attr-defined]
-    app.openapi = openapi  # type: ignore[method-assign]
-
-
-def create_strands_app(
-    agent: StrandsAgent,
-    path: str = "/",
-    health_path: str | None = "/ping",
-    *,
-    cors_origins: Sequence[str] = (),
-    dependencies: Sequence[params.Depends] | None = None,
-    auth: Callable[..., Any] | None = None,
-    invocation_state_provider: InvocationStateProvider | None = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    max_messages: int = DEFAULT_MAX_MESSAGES,
-    max_depth: int = DEFAULT_MAX_DEPTH,
-    keepalive_seconds: float = DEFAULT_KEEPALIVE_SECONDS,
-    coalesce_seconds: float = COALESCE_SECONDS,
-    sessions: SessionStore | None = None,
-    origins: Sequence[str] | None = None,
-    ping_path: str | None = _UNSET,
-    api_docs: bool = True,
-    fetch_media: MediaFetchPolicy | None = None,
-) -> FastAPI:
-    """A FastAPI app that serves ``agent`` at ``POST path``, with ``GET health_path`` returning
-    ``{"status": "ok"}`` (unauthenticated; pass None for no health route).
-
-    ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
-    :class:`~strands_agui.runtime.sessions.FileSessions`). ``auth``, ``dependencies``,
-    ``invocation_state_provider``, ``fetch_media``, the limits, ``keepalive_seconds`` and ``coalesce_seconds`` are
-    those of :func:`add_strands_fastapi_endpoint`.
-
-    CORS is off unless ``cors_origins`` is given. Then exactly those origins may call the app (GET and
-    POST, any request header, no credentials). There is never a wildcard origin.
-
-    ``ag_ui_strands``' keyword names are accepted as aliases (:data:`ALIASES`): ``origins=`` for
-    ``cors_origins`` and ``ping_path=`` for ``health_path`` (one of each pair, not both).
-
-    ``api_docs=False`` removes ``/docs``, ``/redoc`` and ``/openapi.json`` (404).
+    ``settings`` (see :class:`AppSettings`: the endpoint's settings, CORS, sessions, API docs) with any field
+    given as a keyword of its own instead. ``ag_ui_strands``' keyword names are accepted as aliases
+    (:data:`ALIASES`): ``origins=`` for ``cors_origins`` and ``ping_path=`` for ``health_path`` (one of each
+    pair, not both).
     """
-    health_path, cors_origins = _resolve_aliases(health_path, ping_path, cors_origins, origins)
-    if sessions is not None:
+    settings = settings_with(settings or AppSettings(), _resolve_aliases(health_path, ping_path, origins, options),
+                             "create_strands_app")
+    if settings.sessions is not None:
         agent = copy.copy(agent)
-        agent.sessions = sessions
+        agent.sessions = settings.sessions
     app = FastAPI(title=agent.name, description=agent.description)
-    if not api_docs:
+    if not settings.api_docs:
         without_api_docs(app)
-    if cors_origins:
-        if "*" in cors_origins:
-            raise ValueError("cors_origins must list origins; the '*' wildcard is not allowed")
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=list(cors_origins),
-            allow_methods=["GET", "POST"],
-            allow_headers=["*"],
-        )
-    if health_path is not None:
-        add_ping(app, health_path)
-    add_strands_fastapi_endpoint(
-        app, agent, path, dependencies=dependencies, auth=auth, invocation_state_provider=invocation_state_provider,
-        max_body_bytes=max_body_bytes, max_messages=max_messages, max_depth=max_depth,
-        keepalive_seconds=keepalive_seconds, coalesce_seconds=coalesce_seconds, fetch_media=fetch_media,
-    )
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
+                           allow_headers=["*"])
+    if settings.health_path is not None:
+        add_ping(app, settings.health_path)
+    add_strands_fastapi_endpoint(app, agent, path, settings=settings)
     return app
 
 
@@ -272,17 +176,21 @@ ALIASES: dict[str, str] = {"origins": "cors_origins", "ping_path": "health_path"
 """``ag_ui_strands`` keyword of ``create_strands_app`` -> ours, with the same meaning."""
 
 
-def _resolve_aliases(health_path: str | None, ping_path: str | None, cors_origins: Sequence[str],
-                     origins: Sequence[str] | None) -> tuple[str | None, Sequence[str]]:
-    if ping_path is not _UNSET:
-        if health_path != "/ping":
+def _resolve_aliases(health_path: str | None, ping_path: str | None, origins: Sequence[str] | None,
+                     options: AppOptions) -> dict[str, Any]:
+    """``options`` with ``health_path`` (or its alias ``ping_path``) and ``origins`` as ``cors_origins``."""
+    resolved: dict[str, Any] = dict(options)
+    if ping_path is not UNSET:
+        if health_path is not UNSET:
             raise TypeError("create_strands_app(): pass health_path or its alias ping_path, not both")
         health_path = ping_path
+    if health_path is not UNSET:
+        resolved["health_path"] = health_path
     if origins is not None:
-        if cors_origins:
+        if resolved.get("cors_origins"):
             raise TypeError("create_strands_app(): pass cors_origins or its alias origins, not both")
-        cors_origins = origins
-    return health_path, cors_origins
+        resolved["cors_origins"] = origins
+    return resolved
 
 
 def without_api_docs(app: FastAPI) -> FastAPI:

@@ -10,10 +10,13 @@ run carries two kinds of ``CUSTOM`` events, which any AG-UI client may ignore:
   "state"}...]}``; ``event`` is null for the run's start and end (``cause`` ``run`` / ``finish`` / ``error``).
   The moves of subagents' own machines (a Swarm/Graph node, an agent used as a tool: a run one level down)
   are in ``"subagents": [{"subagent": <name, "a/b" below nested ones>, "cause", "trigger", "state"}...]``,
-  present when there are any; ``transitions`` are the run's own machine only.
+  present when there are any; ``transitions`` are the run's own machine only. An input the state could not
+  take (a citation with no text open, tool arguments of no announced call ...) moves nothing but is a decision
+  all the same: ``"declined": [{"subagent"?, "cause", "trigger", "state"}...]`` (``subagent`` for a subagent's),
+  present when there are any (``core.translator.Translator.decline``).
   Every Strands event the run consumed has a step, in order, also when it moved nothing.
 * ``strands_agui.log``, sent once, just before RUN_FINISHED / RUN_ERROR:
-  ``value = {"log": "<the run's log, JSON Lines as tooling.recording writes it>"}``, replayable with
+  ``value = {"log": "<the run's log, JSON Lines as runtime/runlog writes it>"}``, replayable with
   ``strands-agui replay``; ``{"log": null, "truncated": true, "bytes": N}`` when it exceeds ``max_log_bytes``.
 
 The events are what Strands yielded (less live objects), so enable this only where the people who can reach
@@ -29,8 +32,9 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 
+from ..core.machine import Move
 from ..runtime.agent import Pace, StrandsAgent
-from ..tooling.recording import Recorder, sanitize_event
+from ..runtime.runlog import Recorder, sanitize_event
 
 TRACE_EVENT = "strands_agui.trace"
 LOG_EVENT = "strands_agui.log"
@@ -43,11 +47,21 @@ SubMove = tuple[str, str, str, str]  # (subagent path, cause, trigger, state)
 
 
 class Trace(list[Transition]):
-    """The run's transitions, and its subagents' (``Translator.nested`` appends to ``subagents``)."""
+    """The run's transitions, its subagents' (``subagents``) and the declined moves of both: the ``on_move``
+    the run is given."""
 
     def __init__(self) -> None:
         super().__init__()
         self.subagents: list[SubMove] = []
+        self.declined: list[SubMove] = []
+
+    def __call__(self, move: Move) -> None:
+        if move.declined:
+            self.declined.append((move.path, move.cause, move.trigger, move.state))
+        elif move.path:
+            self.subagents.append((move.path, move.cause, move.trigger, move.state))
+        else:
+            self.append((move.cause, move.trigger, move.state))
 
 
 def wants_inspection(input_data: RunAgentInput) -> bool:
@@ -58,16 +72,17 @@ def wants_inspection(input_data: RunAgentInput) -> bool:
 
 
 class _StepRecorder(Recorder):
-    """A recorder that also remembers, for each Strands event, where its transitions start in the trace."""
+    """A recorder that also remembers, for each Strands event, where its moves start in the trace."""
 
     def __init__(self, sink: io.StringIO, input_data: RunAgentInput, trace: Trace) -> None:
         super().__init__(sink, input_data=input_data, metadata={"source": "console"})
         self.trace = trace
-        self.events: list[tuple[dict[str, Any], int, int]] = []  # (sanitized event, len(trace), len(subagents))
+        self.events: list[tuple[dict[str, Any], int, int, int]] = []  # (sanitized event, len of each trace list)
 
     def event(self, event: Mapping[str, Any]) -> None:
         super().event(event)
-        self.events.append((sanitize_event(event), len(self.trace), len(self.trace.subagents)))
+        trace = self.trace
+        self.events.append((sanitize_event(event), len(trace), len(trace.subagents), len(trace.declined)))
 
 
 class _Steps:
@@ -81,37 +96,44 @@ class _Steps:
         self.sent_events = 0  # Strands events already sent as steps
         self.sent_moves = 0  # transitions already sent
         self.sent_sub = 0  # subagents' transitions already sent
+        self.sent_declined = 0  # declined moves already sent
 
     def take(self) -> list[dict[str, Any]]:
         """The steps not sent yet, in order."""
         trace, events = self.recorder.trace, self.recorder.events
         steps: list[dict[str, Any]] = []
         while self.sent_events < len(events):
-            event, start, sub_start = events[self.sent_events]
-            self._own_moves(steps, start, sub_start)
+            event, start, sub_start, declined_start = events[self.sent_events]
+            self._own_moves(steps, start, sub_start, declined_start)
             self.sent_events += 1
-            end, sub_end = events[self.sent_events][1:] if self.sent_events < len(events) else (
-                len(trace), len(trace.subagents))
+            end, sub_end, declined_end = events[self.sent_events][1:] if self.sent_events < len(events) else (
+                len(trace), len(trace.subagents), len(trace.declined))
             moves = trace[start:end]
             own = next((i for i, (cause, _, _) in enumerate(moves) if cause in _END_CAUSES), len(moves))
-            steps.append(_step(event, moves[:own], trace.subagents[sub_start:sub_end]))
-            self.sent_moves, self.sent_sub = start + own, sub_end
-        self._own_moves(steps, len(trace), len(trace.subagents))
+            steps.append(_step(event, moves[:own], trace.subagents[sub_start:sub_end],
+                               trace.declined[declined_start:declined_end]))
+            self.sent_moves, self.sent_sub, self.sent_declined = start + own, sub_end, declined_end
+        self._own_moves(steps, len(trace), len(trace.subagents), len(trace.declined))
         return steps
 
-    def _own_moves(self, steps: list[dict[str, Any]], end: int, sub_end: int) -> None:
+    def _own_moves(self, steps: list[dict[str, Any]], end: int, sub_end: int, declined_end: int) -> None:
         """An event-less step for the run's start or end moves not sent yet (those before ``end``)."""
-        if self.sent_moves < end or self.sent_sub < sub_end:
+        if self.sent_moves < end or self.sent_sub < sub_end or self.sent_declined < declined_end:
             trace = self.recorder.trace
-            steps.append(_step(None, trace[self.sent_moves:end], trace.subagents[self.sent_sub:sub_end]))
-            self.sent_moves, self.sent_sub = end, sub_end
+            steps.append(_step(None, trace[self.sent_moves:end], trace.subagents[self.sent_sub:sub_end],
+                               trace.declined[self.sent_declined:declined_end]))
+            self.sent_moves, self.sent_sub, self.sent_declined = end, sub_end, declined_end
 
 
-def _step(event: dict[str, Any] | None, moves: list[Transition], sub: list[SubMove]) -> dict[str, Any]:
+def _step(event: dict[str, Any] | None, moves: list[Transition], sub: list[SubMove],
+          declined: list[SubMove]) -> dict[str, Any]:
     step: dict[str, Any] = {"event": event, "transitions": _moves(moves)}
     if sub:
         step["subagents"] = [{"subagent": name, "cause": cause, "trigger": trigger, "state": state}
                              for name, cause, trigger, state in sub]
+    if declined:
+        step["declined"] = [{**({"subagent": name} if name else {}), "cause": cause, "trigger": trigger,
+                             "state": state} for name, cause, trigger, state in declined]
     return step
 
 
@@ -134,7 +156,7 @@ async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
     recorder = _StepRecorder(sink, input_data, trace)
     steps = _Steps(recorder)
     # Closed with this generator (RunStream acloses it), so the run's own cleanup runs in this task.
-    async with aclosing(agent.run(input_data, recorder=recorder, trace=trace,  # type: ignore[type-var]
+    async with aclosing(agent.run(input_data, recorder=recorder, on_move=trace,  # type: ignore[type-var]
                                   request=request, pace=pace)) as events:
         first = await anext(events, None)
         if first is None:

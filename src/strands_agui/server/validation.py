@@ -269,14 +269,3 @@ def schema_problem(schema: Any) -> str | None:
         return f"a tool's parameters must describe an object (type 'object'), not {schema.get('type')!r}"
     return None
 
-
-def require_message_roles(openapi: dict[str, Any]) -> dict[str, Any]:
-    """Mark ``role`` required in every message schema of an OpenAPI document: ``messages`` is a union
-    discriminated by ``role``, so a message without one is refused (422) although each model defaults it."""
-    for schema in openapi.get("components", {}).get("schemas", {}).values():
-        properties = schema.get("properties", {})
-        if schema.get("title", "").endswith("Message") and "role" in properties:
-            required = schema.setdefault("required", [])
-            if "role" not in required:
-                required.append("role")
-    return openapi

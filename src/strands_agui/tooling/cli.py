@@ -75,7 +75,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_record(args: argparse.Namespace) -> int:
     from ..runtime.agent import StrandsAgent
-    from .recording import Recorder
+    from ..runtime.runlog import Recorder
 
     input_data = load_input(args.input, args.prompt)
     if input_data is None:

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from ag_ui.core import RunAgentInput
 from pydantic import ValidationError
 
-from .logread import IncompleteLog, LogFormatError, RecordedRun, read_log
+from ..runtime.runlog import IncompleteLog, LogFormatError, RecordedRun, read_log
 
 
 class CliError(Exception):

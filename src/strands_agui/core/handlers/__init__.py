@@ -6,10 +6,11 @@
 * ``outcome.py`` -- run start, finish and failure: the terminal event and what it carries;
 * ``interrupts.py`` -- Strands interrupts kept for the paused run's outcome, and the parked calls of a resume;
 * ``subagents.py`` -- nested runs: Swarm/Graph nodes and agents as tools (each a nested translator), and the
-  progress of streaming tools (activity messages).
+  progress of streaming tools (activity messages); ``lifecycles.py`` -- how a node shows (subagent or step).
 
-Each handler object is built by the per-run :class:`~strands_agui.core.translator.Translator` with the
-translator itself (``run``): the machine, the ids, the messages the client holds. The translator's dispatch
-tables name which handler consumes which Strands input; a new concern is a new module here plus a line in
-those tables.
+Shared by all: ``base.py`` (items, ``Turn``, ``ToolCallRecord``) and ``run.py`` (the ``Run`` protocol: what a
+handler may ask of its run, so no handler imports the translator). Each handler object is built by the per-run
+:class:`~strands_agui.core.translator.Translator` with the translator itself (``run``): the machine, the ids,
+the messages the client holds, the run facts. The translator's dispatch tables name which handler consumes
+which Strands input; a new concern is a new module here plus a line in those tables.
 """

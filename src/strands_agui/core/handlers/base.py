@@ -1,20 +1,16 @@
-"""What every handler shares: the items a handler returns, and the base that binds it to its run."""
+"""What every handler shares: the items a handler returns, a model turn, a tool call as the client holds it."""
 
 from __future__ import annotations
 
-import base64
 import json
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
 from ag_ui.core import BaseEvent
 
 from ...config import ToolCallContext
-
-if TYPE_CHECKING:
-    from ..translator import Translator
 
 
 @dataclass(frozen=True)
@@ -59,24 +55,22 @@ def parse_args(args: str) -> Any:
         return args
 
 
-class Handler:
-    """One concern of one run's translation. ``run`` is the translator: the machine and the shared run state."""
+@dataclass
+class ToolCallRecord:
+    """A tool call as announced to the client; ``args`` grows while the input streams."""
 
-    def __init__(self, run: Translator) -> None:
-        self.run = run
+    tool_use_id: str
+    name: str
+    parent_message_id: str | None
+    shown: list[str]  # argument deltas the client has seen (shared with ClientMessages)
+    chunks: list[str] = field(default_factory=list)  # argument fragments Strands streamed
+    tool_input: Any = None
+    answered: bool = False  # a TOOL_CALL_RESULT was sent (or the client already holds the result)
+    wire_id: str = ""  # the toolCallId on the wire: the Strands id, unless this run already showed that id
 
+    def __post_init__(self) -> None:
+        self.wire_id = self.wire_id or self.tool_use_id
 
-def plain(value: Any, depth: int = 0) -> Any:
-    """``value`` as plain JSON data for a RAW event: bytes as base64 (``__bytes_encoded__``, Strands' marker),
-    any other object (a live agent, a span, a pydantic model) as ``{"__live__": "<class name>"}``."""
-    if depth > 50:
-        return {"__live__": "depth"}
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, bytes | bytearray):
-        return {"__bytes_encoded__": True, "data": base64.b64encode(value).decode("ascii")}
-    if isinstance(value, Mapping):
-        return {str(k): plain(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v, depth + 1) for v in value]
-    return {"__live__": type(value).__name__}
+    @property
+    def args(self) -> str:
+        return "".join(self.chunks)

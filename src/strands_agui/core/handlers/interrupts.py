@@ -1,28 +1,22 @@
 """Strands interrupts: ``tool_interrupt_event`` (and a Swarm/Graph's ``multiagent_node_interrupt``, through
-``subagents``) kept for the paused run's outcome, and, on a resume, the parked tool calls the client already
-holds."""
+``subagents``) kept for the paused run's outcome. (A resume's parked calls are tool calls: ``tools.py``.)"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ag_ui.core import AssistantMessage, Interrupt
+from ag_ui.core import Interrupt
 
-from ..interrupts import to_agui
-from .base import Handler, Item, parse_args
-from .tools import ToolCallRecord
-
-if TYPE_CHECKING:
-    from ..translator import Translator
+from ..interrupt_map import to_agui
+from .base import Item
+from .run import Handler, Run
 
 
 class InterruptHandler(Handler):
-    """What the run waits for, by interrupt id."""
+    """What the run waits for, by interrupt id (each with ``expiresAt`` from the run facts)."""
 
-    expires_at: str | None = None  # when a pause of this run stops being answerable (the session store's retention)
-
-    def __init__(self, run: Translator) -> None:
+    def __init__(self, run: Run) -> None:
         super().__init__(run)
         self.waiting: dict[str, Interrupt] = {}
 
@@ -48,22 +42,6 @@ class InterruptHandler(Handler):
         out = []
         for interrupt in interrupts:
             agui = to_agui(interrupt, tool_call_id)
-            agui.subagent_run_id, agui.expires_at = subagent_run_id, self.expires_at
+            agui.subagent_run_id, agui.expires_at = subagent_run_id, self.run.facts.expires_at
             out.append(self.waiting.setdefault(agui.id, agui))
         return out
-
-    def adopt_parked_calls(self, only: Iterable[str] | None = None) -> None:
-        """A resume: the client already holds the parked turn's tool calls (the unanswered calls of its
-        messages; ``only`` these ids, for a resumed Swarm/Graph node), so their results attach to those cards
-        instead of being announced again."""
-        messages = self.run.input.messages
-        answered = {getattr(m, "tool_call_id", None) for m in messages}
-        wanted = set(only) if only is not None else None
-        for message in messages:
-            if not isinstance(message, AssistantMessage):
-                continue
-            for call in message.tool_calls or ():
-                if call.id not in answered and (wanted is None or call.id in wanted):
-                    self.run.tools.calls[call.id] = ToolCallRecord(
-                        call.id, call.function.name, message.id, [], [call.function.arguments],
-                        parse_args(call.function.arguments), answered=True)

@@ -1,5 +1,5 @@
-"""Run start and end: RUN_STARTED (with the input's state and ``parentRunId``), and the terminal RUN_FINISHED /
-RUN_ERROR with what Strands reported about the run.
+"""Run end: the terminal RUN_FINISHED / RUN_ERROR with what Strands reported about the run (its start,
+RUN_STARTED, needs nothing Strands reports: ``core/opening.py``).
 
 * ``outcome``: ``interrupt`` when the machine ended ``paused`` (the interrupts the run waits for);
   ``cancelled`` when Strands' stop reason is ``cancelled`` (``agent.cancel()``, a hook's cancel); otherwise
@@ -24,63 +24,46 @@ from collections.abc import Mapping
 from typing import Any
 
 from ag_ui.core import (
-    MessagesSnapshotEvent,
     RunErrorEvent,
     RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
-    RunStartedEvent,
-    StateSnapshotEvent,
     TokenUsage,
 )
 
 from ...errors import RunFailure
-from ..interrupts import json_safe
-from ..machine import PAUSED
-from .base import Handler, Item
+from ..jsonsafe import stringified
+from .base import Item
+from .run import Handler, Outcome, Run
 
 USAGE_KEYS = ("inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens")
 ModelKey = tuple[str | None, str | None]  # (provider, model id)
 
 
 class OutcomeHandler(Handler):
-    """The first and the last events of the run, and what the last one carries."""
+    """The last event of the run, and what it carries (usage under the run facts' ``model``)."""
 
     stop_reason: str | None = None
     result: Any = None
-    model: Mapping[str, Any] = {}  # {"model": id, "provider": name} of the run's model, when known
-    models: Mapping[str, Mapping[str, Any]] = {}  # subagent name (node id, tool name) -> its model, when known
 
-    def __init__(self, run: Any) -> None:
+    def __init__(self, run: Run) -> None:
         super().__init__(run)
         self.usage_totals: Counter[str] = Counter()  # this (sub)run's own model calls
         self.usage_by_model: dict[ModelKey, Counter[str]] = {}  # its ended subagents' calls
 
-    def absorb(self, sub: OutcomeHandler) -> None:
+    def absorb(self, sub: Outcome) -> None:
         """Add an ended subagent's usage (its own calls and its subagents') to this run's."""
         for key, totals in sub.usage_entries().items():
             self.usage_by_model.setdefault(key, Counter()).update(totals)
 
     def usage_entries(self) -> dict[ModelKey, Counter[str]]:
-        own = (self.model.get("provider"), self.model.get("model"))
+        model = self.run.facts.model
+        own = (model.get("provider"), model.get("model"))
         entries = {own: Counter(self.usage_totals)} if self.usage_totals else {}
         for key, totals in self.usage_by_model.items():
             entries.setdefault(key, Counter()).update(totals)
         return entries
-
-    def start(self) -> list[Item]:
-        run = self.run
-        if run.input.resume:
-            run.interrupts.adopt_parked_calls()
-        run.fire("start_run", "run")
-        out: list[Item] = [RunStartedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id,
-                                           parent_run_id=run.input.parent_run_id)]
-        if run.input.state is not None:
-            out.append(StateSnapshotEvent(snapshot=run.shared_state))
-        if run.input.resume:  # names the parked tool calls in this run before their results arrive
-            out.append(MessagesSnapshotEvent(messages=run.client.snapshot()))
-        return out
 
     # -- what Strands reports -------------------------------------------------------------------------
     def on_message_stop(self, chunk: Mapping[str, Any]) -> list[Item]:
@@ -97,7 +80,7 @@ class OutcomeHandler(Handler):
 
     def on_structured_output(self, event: Mapping[str, Any]) -> list[Item]:
         value = event["structured_output"]
-        self.result = json_safe(value.model_dump(mode="json") if hasattr(value, "model_dump") else value)
+        self.result = stringified(value.model_dump(mode="json") if hasattr(value, "model_dump") else value)
         return []
 
     def on_result(self, event: Mapping[str, Any]) -> list[Item]:
@@ -119,7 +102,7 @@ class OutcomeHandler(Handler):
 
     def outcome(self) -> Any:
         """The one place a finished run's outcome is decided."""
-        if self.run.state == PAUSED:
+        if self.run.paused:
             return RunFinishedInterruptOutcome(interrupts=self.run.interrupts.pending())
         if self.stop_reason == "cancelled":
             return RunFinishedCancelledOutcome()

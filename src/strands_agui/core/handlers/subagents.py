@@ -18,98 +18,61 @@ moves in its own machine: ``start_subagent`` / ``end_subagent`` / ``tool_progres
 ``finish`` / ``fail`` end every subagent still open first.
 
 With ``StrandsAgentConfig(multiagent_events="steps")`` Swarm/Graph nodes take upstream ``ag_ui_strands``'
-shape instead: ``STEP_STARTED`` / ``STEP_FINISHED`` named ``"<node_type>:<node_id>"``, ``CUSTOM
-MultiAgentHandoff`` and ``CUSTOM MultiAgentNodeStatus`` (a failed node), node text without attribution.
+shape instead: the node lifecycle is chosen once, when the handler is built (``lifecycles.py``).
 
 Nothing of a nested event reaches the client verbatim: handlers read plain fields (ids, text, status), and
-progress data goes through :func:`json_value`, which drops live objects.
+progress data goes through :func:`~strands_agui.core.jsonsafe.progress_data`, which drops live objects.
 """
 
 from __future__ import annotations
 
-import base64
-import dataclasses
 import enum
-import json
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection, Mapping
+from typing import Any
 
 from ag_ui.core import (
     ActivityDeltaEvent,
     ActivitySnapshotEvent,
     AssistantMessage,
     BaseEvent,
-    CustomEvent,
-    StepFinishedEvent,
-    StepStartedEvent,
     SubagentErrorEvent,
     SubagentFinishedEvent,
-    SubagentFinishedSuspendedOutcome,
     SubagentStartedEvent,
 )
 
-from ..interrupts import fields
-from .base import Handler, Item
-
-if TYPE_CHECKING:
-    from ..translator import Translator
+from ..interrupt_map import fields
+from ..jsonsafe import progress_data
+from .base import Item
+from .lifecycles import LIFECYCLES, SUBAGENTS, Lifecycle, Subagent
+from .run import Handler, Run
 
 PROGRESS_ACTIVITY = "tool_progress"
-HANDOFF_EVENT = "MultiAgentHandoff"  # upstream's names, used in "steps" mode
-NODE_STATUS_EVENT = "MultiAgentNodeStatus"
-NODE_CANCEL_EVENT = "MultiAgentNodeCancel"
 NODE_FAILED = "NODE_FAILED"
 NODE_CANCELLED = "NODE_CANCELLED"
 TOOL_FAILED = "TOOL_FAILED"
 UNFINISHED = "SUBAGENT_UNFINISHED"
 
 
-@dataclass
-class Subagent:
-    """One open subagent invocation; ``step`` is its step name in "steps" mode."""
-
-    name: str
-    translator: Translator
-    step: str | None = None
-    cancel_message: str | None = None
-
-    @property
-    def run_id(self) -> str:
-        """Its ``subagentRunId`` ("" for a step: in "steps" mode a node has none)."""
-        return self.translator.owner or ""
-
-
 class SubagentHandler(Handler):
     """The open subagents and tool-progress activities of one (sub)run, keyed by node id or tool use id."""
 
-    def __init__(self, run: Translator) -> None:
+    def __init__(self, run: Run) -> None:
         super().__init__(run)
+        self.nodes: Lifecycle = LIFECYCLES[run.config.multiagent_events]  # how a Swarm/Graph node shows
         self.open: dict[str, Subagent] = {}
         self.progress: dict[str, str] = {}  # tool use id -> activity message id
         self.handoffs: dict[str, dict[str, Any]] = {}  # node id -> the handoff leading to it
-        self.resumed: dict[str, list[str]] = {}  # node id -> its parked tool calls (a resume continues them)
+        self.resumed = dict(run.facts.resumed_nodes)  # node id -> its parked tool calls (a resume continues them)
         self.suspended: dict[str, Subagent] = {}  # node id -> its invocation this run suspended
-
-    @property
-    def steps(self) -> bool:
-        return self.run.config.multiagent_events == "steps"
 
     # -- Swarm / Graph ------------------------------------------------------------------------------------
     def on_node_start(self, event: Mapping[str, Any]) -> list[Item]:
         node_id = str(event.get("node_id"))
         handoff = self.handoffs.pop(node_id, None)
         parked = self.resumed.pop(node_id, None)
-        if self.steps:
-            step = f"{event.get('node_type') or 'agent'}:{node_id}"
-            self._open(node_id, node_id, owner=None, cause="multiagent_node_start", parked=parked).step = step
-            return [StepStartedEvent(step_name=step)]
-        owner = self._parked_owner(parked) if parked else None
-        sub = self._open(node_id, node_id, owner=owner or self.run.new_id(), cause="multiagent_node_start",
-                         parked=parked)
-        return [SubagentStartedEvent(subagent_run_id=sub.run_id, name=node_id,
-                                     parent_subagent_run_id=self.run.owner,
-                                     metadata={"handoff": handoff} if handoff else None)]
+        owner = self.nodes.node_owner(self.run, self._parked_owner(parked) if parked else None)
+        sub = self._open(node_id, node_id, self.nodes, owner=owner, cause="multiagent_node_start", parked=parked)
+        return self.nodes.node_started(self.run, sub, event, handoff)
 
     def on_node_stream(self, event: Mapping[str, Any]) -> list[Item]:
         sub = self.open.get(str(event.get("node_id")))
@@ -148,23 +111,19 @@ class SubagentHandler(Handler):
                                  "to": list(event.get("to_node_ids") or ())}
         if event.get("message"):
             value["message"] = str(event["message"])
-        if self.steps:
-            return [CustomEvent(name=HANDOFF_EVENT, value={"from_nodes": value["from"], "to_nodes": value["to"],
-                                                           "message": value.get("message")})]
-        for node_id in value["to"]:
-            self.handoffs[str(node_id)] = value
-        return []
+        return self.nodes.handoff(value, self.handoffs.__setitem__)
 
     def on_node_cancel(self, event: Mapping[str, Any]) -> list[Item]:
         """A ``BeforeNodeCallEvent`` hook cancelled a node: a Graph node already started (its failed stop follows
-        and carries this message); a Swarm node never starts, so it is shown started and failed at once."""
+        and carries this message); a Swarm node never starts (see ``Lifecycle.never_started``)."""
         node_id, message = str(event.get("node_id")), str(event.get("message") or "cancelled")
         sub = self.open.get(node_id)
         if sub is not None:
             sub.cancel_message = message
             return []
-        if self.steps:
-            return [CustomEvent(name=NODE_CANCEL_EVENT, value={"node_id": node_id, "message": message})]
+        return self.nodes.never_started(node_id, message, self._started_and_cancelled)
+
+    def _started_and_cancelled(self, node_id: str, message: str) -> list[Item]:
         return self.on_node_start({"node_id": node_id}) + self._fail(node_id, message, NODE_CANCELLED)
 
     # -- tools that stream: agent-as-tool, progress ---------------------------------------------------------
@@ -196,7 +155,7 @@ class SubagentHandler(Handler):
         return out
 
     def _start_agent_tool(self, tool_use_id: str, name: str) -> list[Item]:
-        sub = self._open(tool_use_id, name, owner=self.run.new_id(), cause="tool_stream")
+        sub = self._open(tool_use_id, name, SUBAGENTS, owner=self.run.new_id(), cause="tool_stream")
         record = self.run.tools.calls.get(tool_use_id)
         parent_message = (record.parent_message_id or tool_use_id) if record is not None else None
         return [SubagentStartedEvent(subagent_run_id=sub.run_id, name=name, parent_subagent_run_id=self.run.owner,
@@ -206,27 +165,24 @@ class SubagentHandler(Handler):
     def _progress_start(self, tool_use_id: str, name: str, data: Any) -> list[Item]:
         self.run.move("tool_progress", "tool_stream")
         message_id = self.progress[tool_use_id] = self.run.new_id()
-        content = {"toolCallId": tool_use_id, "toolName": name, "events": [json_value(data)]}
+        content = {"toolCallId": tool_use_id, "toolName": name, "events": [progress_data(data)]}
         return [ActivitySnapshotEvent(message_id=message_id, activity_type=PROGRESS_ACTIVITY, content=content)]
 
     def _progress_delta(self, tool_use_id: str, data: Any) -> list[Item]:
         self.run.move("tool_progress", "tool_stream")
-        patch = [{"op": "add", "path": "/events/-", "value": json_value(data)}]
+        patch = [{"op": "add", "path": "/events/-", "value": progress_data(data)}]
         return [ActivityDeltaEvent(message_id=self.progress[tool_use_id], activity_type=PROGRESS_ACTIVITY,
                                    patch=patch)]  # type: ignore[arg-type]
 
     # -- one subagent's life ----------------------------------------------------------------------------------
-    def _open(self, key: str, name: str, *, owner: str | None, cause: str,
-              parked: list[str] | None = None) -> Subagent:
+    def _open(self, key: str, name: str, lifecycle: Lifecycle, *, owner: str | None, cause: str,
+              parked: Collection[str] | None = None) -> Subagent:
+        """A subagent invocation: its own (sub)run, started; a resumed node's parked calls' results come first,
+        on the cards the client holds."""
         self.run.move("start_subagent", cause)
-        nested = self.run.nested(owner, name)
-        nested.outcome.models = self.run.outcome.models
-        nested.outcome.model = self.run.outcome.models.get(name) or {}
-        if parked:  # a resumed node: its parked calls' results come first, on the cards the client holds
-            nested.resumes = True
-            nested.interrupts.adopt_parked_calls(parked)
+        nested = self.run.nested(owner, name, self.run.facts.of_subagent(name, parked or None))
         nested.fire("start_run", cause)
-        sub = self.open[key] = Subagent(name, nested)
+        sub = self.open[key] = Subagent(name, nested, lifecycle)
         return sub
 
     def _forward(self, sub: Subagent, inner: Any) -> list[Item]:
@@ -236,23 +192,16 @@ class SubagentHandler(Handler):
 
     def _finish(self, key: str, result: str | None) -> list[Item]:
         sub = self.open.pop(key)
-        out = self._end(sub, "finish")
-        if sub.step is not None:
-            return [*out, StepFinishedEvent(step_name=sub.step)]
-        return [*out, SubagentFinishedEvent(subagent_run_id=sub.run_id, result=result or None)]
+        return self._end(sub, "finish") + sub.lifecycle.finished(sub, result)
 
     def _suspend(self, key: str, interrupts: Any) -> list[Item]:
         """The node waits for its interrupts: its own machine ends ``paused``; a resume continues it."""
         sub = self.open.pop(key)
         ids = [interrupt.id for interrupt in sub.translator.interrupts.wait_for(interrupts)]
         self.suspended[key] = sub
-        out = self._end(sub, "finish")
-        if sub.step is not None:
-            return [*out, StepFinishedEvent(step_name=sub.step)]
-        return [*out, SubagentFinishedEvent(subagent_run_id=sub.run_id,
-                                            outcome=SubagentFinishedSuspendedOutcome(interrupt_ids=ids or None))]
+        return self._end(sub, "finish") + sub.lifecycle.suspended(sub, ids)
 
-    def _parked_owner(self, parked: list[str]) -> str | None:
+    def _parked_owner(self, parked: Collection[str]) -> str | None:
         """The ``subagentRunId`` of the suspended invocation: the client's message holding the parked calls."""
         for message in self.run.input.messages:
             if isinstance(message, AssistantMessage) and any(c.id in parked for c in message.tool_calls or ()):
@@ -261,11 +210,7 @@ class SubagentHandler(Handler):
 
     def _fail(self, key: str, message: str, code: str) -> list[Item]:
         sub = self.open.pop(key)
-        out = self._end(sub, "fail")
-        if sub.step is not None:
-            status = CustomEvent(name=NODE_STATUS_EVENT, value={"node_id": sub.name, "status": "failed"})
-            return [*out, status, StepFinishedEvent(step_name=sub.step)]
-        return [*out, SubagentErrorEvent(subagent_run_id=sub.run_id, message=message or "failed", code=code)]
+        return self._end(sub, "fail") + sub.lifecycle.failed(sub, message, code)
 
     def _end(self, sub: Subagent, trigger: str) -> list[Item]:
         nested = sub.translator
@@ -322,24 +267,3 @@ def _result_text(result: Any) -> str | None:
         return None
     return "".join(b["text"] for b in content if isinstance(b, Mapping) and isinstance(b.get("text"), str))
 
-
-def json_value(value: Any) -> Any:
-    """``value`` as plain JSON data; live objects become ``{"__live__": "<Class>"}``."""
-    try:
-        return json.loads(json.dumps(value, default=_json_default))
-    except ValueError:  # a reference cycle
-        return {"__live__": type(value).__name__}
-
-
-def _json_default(obj: Any) -> Any:
-    if hasattr(obj, "model_dump"):
-        return obj.model_dump(mode="json")
-    if isinstance(obj, enum.Enum):
-        return obj.value
-    if isinstance(obj, bytes | bytearray):
-        return {"__bytes_encoded__": True, "data": base64.b64encode(bytes(obj)).decode()}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if not f.name.startswith("_")}
-    if isinstance(obj, set | frozenset | tuple):
-        return list(obj)
-    return {"__live__": type(obj).__name__}

@@ -30,10 +30,10 @@ from ag_ui.core import (
     TextMessageStartEvent,
 )
 
-from ..interrupts import json_safe
-from ..machine import REASONING, STREAMING_TEXT
+from ..jsonsafe import stringified
 from ..results import raw_bytes
-from .base import Handler, Item
+from .base import Item
+from .run import Handler
 
 
 class TextHandler(Handler):
@@ -48,7 +48,7 @@ class TextHandler(Handler):
         if not isinstance(text, str) or not text:
             return []
         run = self.run
-        out = self._open_text() if run.state != STREAMING_TEXT else []
+        out = [] if run.can("text_delta") else self._open_text()
         run.move("text_delta", "contentBlockDelta")
         self.text_sink.append(text)
         out.append(TextMessageContentEvent(message_id=run.open_id, delta=text))
@@ -59,9 +59,11 @@ class TextHandler(Handler):
         return self.on_text_delta(text) + self.run.close_open(cause)
 
     def on_citation(self, citation: Any) -> list[Item]:
-        """A citation of the open text block: kept for its TEXT_MESSAGE_END and the message's metadata."""
-        if self.run.state == STREAMING_TEXT:
-            self.citations.append(json_safe(citation))
+        """A citation of the open text block: kept for its TEXT_MESSAGE_END and the message's metadata (with no
+        text open it has nothing to belong to: declined)."""
+        if not self.run.can("text_delta"):
+            return self.run.decline("text_delta", "contentBlockDelta.citation")
+        self.citations.append(stringified(citation))
         return []
 
     def _open_text(self) -> list[Item]:
@@ -89,18 +91,20 @@ class TextHandler(Handler):
         text, signature, redacted = content.get("text"), content.get("signature"), content.get("redactedContent")
         if isinstance(text, str) and text:
             return self._reasoning_delta(text)
-        if signature and self.run.state == REASONING:
+        if signature:  # a piece of the open reasoning's signature (with none open: declined)
+            if not self.run.can("reasoning_delta"):
+                return self.run.decline("reasoning_delta", "contentBlockDelta.reasoningContent.signature")
             self.reasoning_signature += str(signature)
             return []
         if redacted:
-            out = self._open_reasoning() if self.run.state != REASONING else []
+            out = [] if self.run.can("reasoning_delta") else self._open_reasoning()
             self.redacted += _bytes(redacted)
             return out
         return []
 
     def _reasoning_delta(self, text: str) -> list[Item]:
         run = self.run
-        out = self._open_reasoning() if run.state != REASONING else []
+        out = [] if run.can("reasoning_delta") else self._open_reasoning()
         run.move("reasoning_delta", "contentBlockDelta")
         out.append(ReasoningMessageContentEvent(message_id=run.open_id, delta=text))
         return out

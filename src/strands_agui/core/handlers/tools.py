@@ -15,11 +15,11 @@ its snapshot, ``skip_messages_snapshot`` or not.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ag_ui.core import (
+    AssistantMessage,
     CustomEvent,
     MessagesSnapshotEvent,
     ToolCallArgsEvent,
@@ -29,34 +29,9 @@ from ag_ui.core import (
 )
 
 from ...config import ToolBehavior, ToolCallContext, ToolResultContext
-from ..machine import IN_TOOL_CALL
 from ..results import complete_json, parse_result, result_content, result_text
-from .base import Handler, HookCall, Item, parse_args
-
-if TYPE_CHECKING:
-    from ..translator import Translator
-
-
-@dataclass
-class ToolCallRecord:
-    """A tool call as announced to the client; ``args`` grows while the input streams."""
-
-    tool_use_id: str
-    name: str
-    parent_message_id: str | None
-    shown: list[str]  # argument deltas the client has seen (shared with ClientMessages)
-    chunks: list[str] = field(default_factory=list)  # argument fragments Strands streamed
-    tool_input: Any = None
-    answered: bool = False  # a TOOL_CALL_RESULT was sent (or the client already holds the result)
-    wire_id: str = ""  # the toolCallId on the wire: the Strands id, unless this run already showed that id
-
-    def __post_init__(self) -> None:
-        self.wire_id = self.wire_id or self.tool_use_id
-
-    @property
-    def args(self) -> str:
-        return "".join(self.chunks)
-
+from .base import HookCall, Item, ToolCallRecord, parse_args
+from .run import Handler, Run
 
 TRUNCATED_EVENT = "strands_agui.tool_call_truncated"
 
@@ -64,7 +39,7 @@ TRUNCATED_EVENT = "strands_agui.tool_call_truncated"
 class ToolHandler(Handler):
     """The tool-call envelopes of the run and the results of each tool batch."""
 
-    def __init__(self, run: Translator) -> None:
+    def __init__(self, run: Run) -> None:
         super().__init__(run)
         self.calls: dict[str, ToolCallRecord] = {}
         self.batch: list[ToolResultContext] = []
@@ -96,11 +71,13 @@ class ToolHandler(Handler):
         out: list[Item] = []
         if not isinstance(delta, Mapping):
             return out
-        if run.state != IN_TOOL_CALL and delta.get("toolUseId") and delta.get("name"):
+        if not run.can("tool_args") and delta.get("toolUseId") and delta.get("name"):
             out = self.announce(str(delta["toolUseId"]), str(delta["name"]), "contentBlockDelta")
         fragment = delta.get("input", "")
-        if not isinstance(fragment, str) or not fragment or run.state != IN_TOOL_CALL:
+        if not isinstance(fragment, str) or not fragment:
             return out
+        if not run.can("tool_args"):  # a fragment of no announced call
+            return out + run.decline("tool_args", "contentBlockDelta.toolUse")
         return out + self.args_fragment(run.open_id, fragment, "contentBlockDelta")
 
     def args_fragment(self, tool_use_id: str, fragment: str, cause: str) -> list[Item]:
@@ -179,6 +156,22 @@ class ToolHandler(Handler):
     def pending(self) -> list[str]:
         """Frontend calls this run showed and did not answer: the client answers them in its next input."""
         return [r.wire_id for r in self.calls.values() if r.name in self.run.frontend_tools and not r.answered]
+
+    def adopt_parked(self, parked: Iterable[str]) -> None:
+        """A resume: the client already holds the parked turn's tool calls (``parked``, from the run facts: the
+        unanswered calls of its messages, or a resumed Swarm/Graph node's), so their results attach to those
+        cards instead of being announced again."""
+        messages = self.run.input.messages
+        answered = {getattr(m, "tool_call_id", None) for m in messages}
+        wanted = set(parked)
+        for message in messages:
+            if not isinstance(message, AssistantMessage):
+                continue
+            for call in message.tool_calls or ():
+                if call.id not in answered and call.id in wanted:
+                    self.calls[call.id] = ToolCallRecord(
+                        call.id, call.function.name, message.id, [], [call.function.arguments],
+                        parse_args(call.function.arguments), answered=True)
 
     def retract(self, tool_use_ids: list[str], message_ids: Sequence[str] = ()) -> None:
         """Take these calls (and ``message_ids``) back from what the client holds, and forget the calls."""

@@ -18,8 +18,8 @@ from typing import Any
 
 from ag_ui.core import MessagesSnapshotEvent
 
-from ..machine import AWAITING_RESULT
-from .base import Handler, Item, Turn
+from .base import Item, Turn
+from .run import Handler
 
 
 class TurnHandler(Handler):
@@ -48,9 +48,11 @@ class TurnHandler(Handler):
             return []
         if message.get("role") == "assistant":
             return self.on_assistant_message(message)
-        if message.get("role") == "user" and self.run.state == AWAITING_RESULT:
-            return self.run.tools.on_tool_result_message(message)
-        return []
+        if message.get("role") != "user":
+            return []
+        if not self.run.can("receive_results"):  # no tool batch is awaited: nothing for its results to answer
+            return self.run.decline("receive_results", "message")
+        return self.run.tools.on_tool_result_message(message)
 
     def on_assistant_message(self, message: Mapping[str, Any]) -> list[Item]:
         """Close what is open, make the turn on the client equal the message, end the turn."""

@@ -80,6 +80,7 @@ async function run(example, { label = "message", resume = undefined, followUps =
   const input = {
     threadId: t.threadId, runId: uid(), messages: clone(t.messages.filter((m) => m.role !== "activity")),
     state: clone(t.state), tools: example.frontendTools || [], context: [], forwardedProps: INSPECT,
+    protocolVersion: "1.0", // the console reads the AG-UI 1.0 stream (docs/protocol-versions.md)
   };
   if (resume) input.resume = resume;
   t.runs.push(newRun(input, label));

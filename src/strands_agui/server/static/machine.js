@@ -41,7 +41,7 @@ export function recordEvent(run, ev) {
     for (const step of ev.value?.steps || []) {
       // RUN_STARTED precedes the first step (it must open the stream): it belongs to that step
       run.steps.push({ event: step.event, transitions: step.transitions || [], subagents: step.subagents || [],
-        agui: run.steps.length ? [] : run.events.slice() });
+        declined: step.declined || [], agui: run.steps.length ? [] : run.events.slice() });
     }
     return;
   }
@@ -207,12 +207,16 @@ function groupRow(group, index) {
   for (const t of counted(group.steps.flatMap((s) => s.subagents.map((m) => `${m.subagent}: ${m.trigger} → ${m.state}`)))) {
     moves.append(el("span", { class: "move-chip sub-move", "data-testid": "subagent-move" }, t));
   }
+  // an input the state could not take: set aside, moved nothing
+  for (const t of group.steps.flatMap((s) => s.declined || [])) {
+    moves.append(el("span", { class: "move-chip declined-move", "data-testid": "declined-move" }, `${t.subagent ? t.subagent + ": " : ""}declined ${t.trigger} in ${t.state}`));
+  }
   const out = el("span", { class: "step-agui", "data-testid": "step-agui" });
   for (const t of counted(group.steps.flatMap((s) => s.agui.map(aguiLabel)))) out.append(el("span", { class: "agui-chip" }, t));
   summary.append(moves, out);
   line.append(summary, el("pre", { class: "step-json" }, group.kind ? group.text : JSON.stringify(group.steps[0].event, null, 2)));
   row.append(line);
-  row.dataset.quiet = String(group.steps.every((s) => !s.transitions.length && !s.subagents.length && !s.agui.length));
+  row.dataset.quiet = String(group.steps.every((s) => !s.transitions.length && !s.subagents.length && !s.agui.length && !(s.declined || []).length));
   return row;
 }
 
@@ -256,7 +260,7 @@ export function renderInspector(thread, selectedRunId) {
 export function traceDocument(thread, run) {
   return {
     strands_agui_trace: 1, threadId: thread.threadId, runId: run.runId, status: run.status, input: run.input,
-    steps: run.steps.map((s) => ({ event: s.event, transitions: s.transitions, subagents: s.subagents, agui: s.agui })),
+    steps: run.steps.map((s) => ({ event: s.event, transitions: s.transitions, subagents: s.subagents, declined: s.declined, agui: s.agui })),
   };
 }
 

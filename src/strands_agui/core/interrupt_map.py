@@ -14,7 +14,6 @@ A Strands interrupt is ``(id, name, reason)``. Its AG-UI form:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ import jsonschema
 from ag_ui.core import Interrupt, ResumeEntry
 
 from ..errors import RunRefused
+from .jsonsafe import stringified
 
 APPROVAL = "tool_approval"
 APPROVAL_SCHEMA: dict[str, Any] = {
@@ -58,12 +58,7 @@ def to_agui(interrupt: Any, tool_call_id: str | None) -> Interrupt:
         message = reason["message"]
     return Interrupt(id=interrupt_id, reason=name or "interrupt", message=message, tool_call_id=tool_call_id,
                      response_schema=response_schema(interrupt),
-                     metadata={"name": name, "reason": json_safe(reason)})
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` as plain JSON data (anything JSON cannot hold becomes its ``str``)."""
-    return json.loads(json.dumps(value, default=str))
+                     metadata={"name": name, "reason": stringified(reason)})
 
 
 def resume_prompt(entries: Sequence[ResumeEntry], pending: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Read a strands-agui log back (the format is written by :class:`~strands_agui.tooling.recording.Recorder`).
+"""Read a strands-agui log back (the format is written by :class:`~strands_agui.runtime.runlog.recording.Recorder`).
 
 A complete log is UTF-8 JSON Lines:
 

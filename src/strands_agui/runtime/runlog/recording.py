@@ -8,7 +8,7 @@ A log is UTF-8 JSON Lines, one JSON object per line:
 * ``{"__exception__": {"type": "<class name>", "message": "<str(exc)>"}}`` when the event iterator raised
   instead of finishing;
 * last line: the end marker ``{"__end__": {"events": <number of event lines>}}``, written by
-  :meth:`Recorder.close`, so a log that lacks it is known to be cut short (see :mod:`.logread`).
+  :meth:`Recorder.close`, so a log that lacks it is known to be cut short (see :mod:`.reading`).
 
 Invariants of a sanitized event:
 
@@ -39,8 +39,9 @@ from strands.agent.agent_result import AgentResult
 from strands.multiagent.base import MultiAgentResult
 from strands.types.session import decode_bytes_values, encode_bytes_values
 
-from ..core.state_keys import LIVE_KEYS
-from .logread import END_KEY, EXCEPTION_KEY, HEADER_KEY, LOG_VERSION, LogFormatError, RecordedRun, read_log
+from ...core.jsonsafe import LIVE_MARKER
+from ...core.state_keys import LIVE_KEYS
+from .reading import END_KEY, EXCEPTION_KEY, HEADER_KEY, LOG_VERSION, LogFormatError, RecordedRun, read_log
 
 __all__ = ["LIVE_KEYS", "LOG_VERSION", "LogFormatError", "RecordedRun", "Recorder", "ReplayedException",
            "decode_event", "exception_record", "read_log", "record_stream", "replay_events", "sanitize_event",
@@ -48,7 +49,6 @@ __all__ = ["LIVE_KEYS", "LOG_VERSION", "LogFormatError", "RecordedRun", "Recorde
 
 _Event = TypeVar("_Event", bound=Mapping[str, Any])
 
-LIVE_MARKER = "__live__"
 _MAX_DEPTH = 100
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 _EMPTY: frozenset[int] = frozenset()

@@ -1,0 +1,183 @@
+"""``make bench`` (open loop): ours, upstream and the floor at a provider's pace, runs arriving at fixed rates.
+
+Each server (``ours``, ``upstream`` = ``ag_ui_strands==1.0.2``, ``floor`` = no adapter, see ``bench/apps.py``)
+runs in its own uvicorn process, all on the paced model (first chunk after 200 ms, then one every 10 ms).
+For each rate (``--rates``, runs/s) and server in turn (the order alternates from rate to rate), this
+process starts runs at fixed times, ``start + i / rate``, whether or not the earlier ones have finished: an
+open loop, so a slow server gets more concurrent runs, as it would from real users, and never fewer requests.
+
+Latency is counted from each run's *scheduled* start, so a late client never excuses a slow server:
+
+* TTFE: scheduled start -> the first ``data:`` byte (ours and upstream: RUN_STARTED; the floor has nothing to
+  say before the model's first words); first words: -> the first ``"delta"`` (the model's first chunk, 200 ms
+  after the model was called); run: -> the end of the response;
+* CPU/run: the server process's CPU (user + system, ``/proc``) over the rate's window / completed runs;
+* writes/run: the body chunks the client read, one per ASGI ``send`` of the server;
+* the client's own lag (scheduled start -> request written) and CPU per run, to show it kept up.
+
+Runs reuse idle kept-alive connections (a new one when none is idle); every thread id is new. A run
+that fails (not 200, no RUN_FINISHED, over ``--timeout``) is counted, never timed. The ratios to the
+floor measured in the same bench are the result: absolute times move with the machine and its load.
+Not a test: nothing is asserted on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+from bench.http import ADAPTERS, body, free_port, read_run, request, server_cpu, server_options, start_server
+
+SERVERS = (*ADAPTERS, "floor")
+Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+@dataclass
+class Load:
+    """One server's runs at one rate."""
+
+    offered: int = 0
+    failed: int = 0
+    cpu: float = 0.0  # server CPU seconds over the window
+    client_cpu: float = 0.0
+    chunks: int = 0  # the server's writes (body chunks)
+    ttfe: list[float] = field(default_factory=list)
+    words: list[float] = field(default_factory=list)
+    run: list[float] = field(default_factory=list)
+    lag: list[float] = field(default_factory=list)
+
+    @property
+    def done(self) -> int:
+        return len(self.run)
+
+    def per_run(self, seconds: float) -> float:
+        return seconds / max(self.done, 1)
+
+
+def pct(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values``, nearest rank; NaN for none."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+@dataclass
+class Target:
+    port: int
+    pid: int
+    path: str
+    idle: list[Connection] = field(default_factory=list)
+
+
+async def _one(target: Target, payload: bytes, scheduled: float, load: Load, timeout: float) -> None:
+    conn = target.idle.pop() if target.idle else await asyncio.open_connection("127.0.0.1", target.port)
+    load.lag.append(time.perf_counter() - scheduled)
+    try:
+        reply = await asyncio.wait_for(read_run(*conn, payload), timeout)
+    except (TimeoutError, OSError, RuntimeError, ValueError, asyncio.IncompleteReadError):
+        load.failed += 1
+        conn[1].close()
+        return
+    load.ttfe.append(reply.first - scheduled)
+    load.words.append(reply.words - scheduled)
+    load.run.append(reply.end - scheduled)
+    load.chunks += reply.chunks
+    target.idle.append(conn)
+
+
+async def offer(target: Target, workload: str, rate: float, seconds: float, numbers: itertools.count[int],
+                timeout: float = 60.0) -> Load:
+    """Start ``rate * seconds`` runs at fixed times and wait for them all."""
+    load, runs = Load(offered=round(rate * seconds)), []
+    cpu, client_cpu = server_cpu(target.pid), time.process_time()
+    start = time.perf_counter() + 0.01
+    for i in range(load.offered):
+        scheduled = start + i / rate
+        if (wait := scheduled - time.perf_counter()) > 0:
+            await asyncio.sleep(wait)
+        payload = request(target.path, body(workload, next(numbers)))
+        runs.append(asyncio.create_task(_one(target, payload, scheduled, load, timeout)))
+    await asyncio.gather(*runs)
+    load.cpu = server_cpu(target.pid) - cpu
+    load.client_cpu = time.process_time() - client_cpu
+    for _reader, writer in target.idle:  # uvicorn closes a connection idle for 5 s: never reuse one across windows
+        writer.close()
+    target.idle.clear()
+    return load
+
+
+async def measure(targets: dict[str, Target], workload: str, rates: list[float], seconds: float,
+                  timeout: float) -> dict[tuple[float, str], Load]:
+    """Every server at every rate, after a short warm-up of each; the order alternates between rates."""
+    numbers = itertools.count()
+    for target in targets.values():
+        await offer(target, workload, 10, 1, numbers, timeout)
+    loads = {}
+    for r, rate in enumerate(rates):
+        for name in list(targets) if r % 2 == 0 else list(targets)[::-1]:
+            loads[rate, name] = await offer(targets[name], workload, rate, seconds, numbers, timeout)
+            print(f"  {rate:g}/s {name}: {loads[rate, name].done}/{loads[rate, name].offered} runs",
+                  file=sys.stderr)
+    return loads
+
+
+def _row(rate: float, name: str, load: Load, floor: Load | None) -> str:
+    cpu = load.per_run(load.cpu)
+    ratio = f"{cpu / floor.per_run(floor.cpu):.2f}x" if floor and floor.done else "-"
+    p99 = f"{pct(load.run, 0.99) / pct(floor.run, 0.99):.2f}x" if floor and floor.done and load.done else "-"
+    return (f"| {rate:g} | {name} | {cpu * 1e3:.2f} ms | {ratio} | {pct(load.ttfe, 0.5) * 1e3:.0f} ms | "
+            f"{pct(load.ttfe, 0.99) * 1e3:.0f} ms | {pct(load.words, 0.5) * 1e3:.0f} ms | "
+            f"{pct(load.words, 0.99) * 1e3:.0f} ms | {pct(load.run, 0.5) * 1e3:.0f} ms | "
+            f"{pct(load.run, 0.99) * 1e3:.0f} ms | {p99} | {load.done}/{load.offered} | "
+            f"{load.chunks / max(load.done, 1):.1f} | "
+            f"{pct(load.lag, 0.99) * 1e3:.1f} ms | {load.per_run(load.client_cpu) * 1e3:.2f} ms |")
+
+
+def report(loads: dict[tuple[float, str], Load], workload: str) -> str:
+    lines = [f"Open loop, paced model, workload {workload}: latency from each run's scheduled start",
+             "| runs/s | server | CPU/run | x floor | TTFE p50 | TTFE p99 | first words p50 | p99 | run p50 | run p99 "
+             "| run p99 x floor | done | writes/run | client lag p99 | client CPU/run |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for (rate, name), load in loads.items():
+        lines.append(_row(rate, name, load, loads.get((rate, "floor"))))
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rates", default="50,100,150", help="arrival rates, runs/s, comma-separated")
+    parser.add_argument("--seconds", type=float, default=20, help="how long each rate's arrivals last")
+    parser.add_argument("--servers", default=",".join(SERVERS), help=f"a subset of {','.join(SERVERS)}")
+    parser.add_argument("--workload", choices=("chat", "tool"), default="chat")
+    parser.add_argument("--timeout", type=float, default=60, help="a run still unfinished after this has failed")
+    server_args = server_options(parser)
+    opts = parser.parse_args()
+    started: list[subprocess.Popen[bytes]] = []
+    targets: dict[str, Target] = {}
+    try:
+        for name in opts.servers.split(","):
+            port = free_port()
+            started.append(start_server(port, [*server_args(opts), "--adapter", name, "--model", "paced"]))
+            targets[name] = Target(port, started[-1].pid, f"/{name}/{opts.workload}")
+        load = os.getloadavg()
+        rates = [float(rate) for rate in opts.rates.split(",")]
+        loads = asyncio.run(measure(targets, opts.workload, rates, opts.seconds, opts.timeout))
+    finally:
+        for server in started:
+            server.terminate()
+            server.wait(10)
+    print(report(loads, opts.workload))
+    print(f"machine: {os.cpu_count()} CPUs, load average (1, 5, 15 min) {load[0]:.1f} {load[1]:.1f} "
+          f"{load[2]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

@@ -1,0 +1,87 @@
+"""What the runtime knows about a run before its first Strands event, handed to the translator once.
+
+A :class:`RunFacts` is frozen and passed to the :class:`~strands_agui.core.translator.Translator`'s constructor
+(and, narrowed, to each subagent's translator): nothing writes a fact into a translator afterwards. The runtime
+builds the facts when it builds the run's agent (``runtime/agent.py``); a recording keeps them in its metadata
+(:meth:`RunFacts.record`) and a replay reads them back (:meth:`RunFacts.from_record`), so a replayed pause or
+resume is the live one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from ag_ui.core import AssistantMessage, RunAgentInput
+
+_NONE: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """The facts of one (sub)run.
+
+    * ``model``: ``{"model": id, "provider": name}`` of its model, when known (usage is reported under it);
+    * ``models``: subagent name (node id, tool name) -> its model, when known;
+    * ``state_keys``: the ``invocation_state`` keys the run passed Strands (never shown in a RAW event);
+    * ``resumed_nodes``: Swarm/Graph node id -> its parked tool use ids, for the nodes a resume continues;
+    * ``expires_at``: when a pause of this run stops being answerable (ISO 8601), from the session store;
+    * ``parked``: the tool use ids of the parked calls this (sub)run continues (a resume: their results come
+      first, on the cards the client holds); None when it continues none.
+    """
+
+    model: Mapping[str, Any] = field(default_factory=lambda: _NONE)
+    models: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: _NONE)
+    state_keys: frozenset[str] = frozenset()
+    resumed_nodes: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _NONE)
+    expires_at: str | None = None
+    parked: frozenset[str] | None = None
+
+    @property
+    def resumes(self) -> bool:
+        """True when the (sub)run continues a parked tool batch."""
+        return self.parked is not None
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> RunFacts:
+        """The facts from their recorded (JSON) form: a log's metadata, or what the runtime gathered."""
+        nodes = data.get("resumed_nodes") or {}
+        return cls(model=MappingProxyType(dict(data.get("model") or {})),
+                   models=MappingProxyType(dict(data.get("models") or {})),
+                   state_keys=frozenset(data.get("state_keys") or ()),
+                   resumed_nodes=MappingProxyType({str(k): tuple(v) for k, v in nodes.items()}),
+                   expires_at=data.get("expires_at"))
+
+    def record(self) -> dict[str, Any]:
+        """The recorded form (a log's metadata): model, models and state keys always, the others when set."""
+        out: dict[str, Any] = {"model": dict(self.model), "models": {k: dict(v) for k, v in self.models.items()},
+                               "state_keys": sorted(self.state_keys)}
+        if self.resumed_nodes:
+            out["resumed_nodes"] = {k: list(v) for k, v in self.resumed_nodes.items()}
+        if self.expires_at is not None:
+            out["expires_at"] = self.expires_at
+        return out
+
+    def of_run(self, input_data: RunAgentInput) -> RunFacts:
+        """These facts for the run of ``input_data``: a resume continues every call its client left unanswered."""
+        if not input_data.resume:
+            return self
+        return replace(self, parked=frozenset(unanswered_calls(input_data)))
+
+    def of_subagent(self, name: str, parked: Iterable[str] | None = None) -> RunFacts:
+        """The facts of a subagent invocation named ``name`` (its model; ``parked``: a resumed node's calls)."""
+        return RunFacts(model=self.models.get(name) or _NONE, models=self.models,
+                        parked=frozenset(parked) if parked is not None else None)
+
+
+def unanswered_calls(input_data: RunAgentInput) -> list[str]:
+    """The ids of the tool calls the input's assistant messages hold and no tool message answers."""
+    answered = {getattr(m, "tool_call_id", None) for m in input_data.messages}
+    return [call.id for m in input_data.messages if isinstance(m, AssistantMessage)
+            for call in m.tool_calls or () if call.id not in answered]
+
+
+NO_FACTS = RunFacts()
+"""The facts of a run the runtime learnt nothing about (a run that failed before its agent was built)."""

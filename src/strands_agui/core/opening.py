@@ -1,0 +1,53 @@
+"""A run's opening: RUN_STARTED goes on the wire before the run's agent is built, its translator after.
+
+The first events of a run need nothing Strands reports (:func:`~.translator.run_started`), while the translator
+needs the run facts the runtime learns only by building the agent (``core/facts.py``). So a run is opened in
+two steps: :class:`RunOpening` fires ``start_run`` (the table's only way out of ``idle``) and gives the first
+events, holding no handler state; :meth:`RunOpening.translator` then builds the run's translator from the facts,
+its machine continuing from where the opening left it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ag_ui.core import BaseEvent, RunAgentInput
+
+from ..config import StrandsAgentConfig
+from .facts import RunFacts
+from .machine import IDLE, Move, OnMove, build_machine
+from .snapshot import ClientMessages
+from .translator import Translator, run_started
+
+
+class RunOpening:
+    """One run before its facts are known: the start move, the first events, then the translator factory."""
+
+    state: str  # set by transitions
+    trigger: Callable[[str], bool]  # set by transitions
+
+    def __init__(self, input_data: RunAgentInput, config: StrandsAgentConfig, *,
+                 frontend_tools: frozenset[str], id_factory: Callable[[], str], on_move: OnMove | None = None) -> None:
+        self.input = input_data
+        self.config = config
+        self.frontend_tools = frontend_tools
+        self.id_factory = id_factory
+        self.on_move = on_move
+        self.client = ClientMessages(input_data.messages)  # what the client holds, handed to the translator
+        build_machine(self, initial=IDLE)
+
+    def input_resumes(self) -> bool:
+        """The guard of ``start_run``: a resume continues the parked tool batch."""
+        return bool(self.input.resume)
+
+    def start(self) -> list[BaseEvent]:
+        """Fire ``start_run`` and return the run's first events."""
+        self.trigger("start_run")
+        if self.on_move is not None:
+            self.on_move(Move("", "run", "start_run", self.state))
+        return run_started(self.input, self.client)
+
+    def translator(self, facts: RunFacts) -> Translator:
+        """The run's translator, given the facts (a resume's parked calls added from the input)."""
+        return Translator(self.input, self.config, facts.of_run(self.input), frontend_tools=self.frontend_tools,
+                          id_factory=self.id_factory, on_move=self.on_move, client=self.client, initial=self.state)
