@@ -113,6 +113,9 @@ def build_config(step_delay: float = STEP_DELAY) -> StrandsAgentConfig:
     })
 
 
+CONFIG = build_config()  # a module attribute, so a recorded run's log names it (`strands-agui replay` uses it)
+
+
 # -- the scripted scenario -------------------------------------------------------------------------------
 
 _PARTS = re.compile(r",\s*(?:and\s+)?(?:then\s+)?|;\s*|\s+and then\s+|\s+then\s+|\s+and\s+")
@@ -155,7 +158,8 @@ def build_agent(env: Mapping[str, str] | None = None, *, step_delay: float = STE
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,
     )
-    return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION, config=build_config(step_delay))
+    config = CONFIG if step_delay == STEP_DELAY else build_config(step_delay)
+    return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION, config=config)
 
 
 agent = build_agent()

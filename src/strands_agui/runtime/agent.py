@@ -32,7 +32,7 @@ from .invocation import invocation_state as resolve_invocation_state
 from .invocation import stream_kwargs
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
-from .runlog import RecordedRun, Recorder, record_stream, replay_events
+from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
 from .sessions import SessionStore, default_store
 
 logger = logging.getLogger(__name__)
@@ -86,6 +86,8 @@ class StrandsAgent:
         request-scoped values for hooks and tools, e.g. from the endpoint's ``invocation_state_provider``; else
         the configured ``StrandsAgentConfig.invocation_state_provider`` called with ``request``) is copied into
         ``stream_async(..., invocation_state=)`` with the run input added (see ``runtime/invocation.py``)."""
+        if recorder is not None and (reference := config_reference(self.config)) is not None:
+            recorder.annotate(**{CONFIG_KEY: reference})  # what `strands-agui replay` replays it with
         refused: RunRefused | None = None
         try:
             state = await resolve_invocation_state(self.config, request, input_data, invocation_state)
