@@ -95,6 +95,8 @@ tools:
 	@test -x /usr/bin/chromium || { echo ">> installing chromium (apt)"; $(call apt_install,chromium fonts-liberation); }
 	@fc-list 2>/dev/null | grep -q NotoColorEmoji || { echo ">> installing fonts-noto-color-emoji (apt)"; $(call apt_install,fonts-noto-color-emoji); }
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || $(MAKE) node-tool
+	@test -x /usr/bin/redis-server || { echo ">> installing redis-server (apt; resumable runs' tests)"; $(call apt_install,redis-server); }
+	@test -x /usr/sbin/nginx || { echo ">> installing nginx (apt; a proxy cutting streams, resumable runs' tests)"; $(call apt_install,nginx); }
 
 test: deps tools
 	@$(PYTHON) -m pytest -q $(PYTEST_ARGS)
@@ -133,6 +135,7 @@ bench: deps bench-deps
 	$(PYTHON) -m bench.http $(SERVER_ARGS) $(ARGS)
 	$(PYTHON) -m bench.openloop $(SERVER_ARGS) $(OPEN_ARGS)
 	$(PYTHON) -m bench.overhead
+	$(PYTHON) -m bench.resumable
 
 bench-profile: deps bench-deps
 	$(PYTHON) -m bench.profile $(SERVER_ARGS) $(ARGS)

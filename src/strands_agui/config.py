@@ -45,6 +45,17 @@ when the run comes through the endpoint, else None."""
 
 
 @dataclass(frozen=True)
+class CancelContext:
+    """What ``StrandsAgentConfig.on_cancel`` gets when a run is cancelled by id, once Strands has stopped:
+    the run's input, the messages the client holds at that point (input messages, then the run's own, as a
+    ``MESSAGES_SNAPSHOT`` carries them: camelCase dicts) and the shared state."""
+
+    input_data: RunAgentInput
+    messages: list[Any]
+    state: Any
+
+
+@dataclass(frozen=True)
 class PredictStateMapping:
     """Tells the UI to project ``tool_argument`` of ``tool`` into ``state_key`` while the arguments stream."""
 
@@ -92,6 +103,10 @@ class StrandsAgentConfig:
     raw_events: bool = False
     """Pass Strands events that have no AG-UI meaning through as RAW (invocation_state keys and live objects
     stripped)."""
+    on_cancel: Callable[[CancelContext], Any] | None = None
+    """Called (sync or async) when a run is cancelled by id (``POST <path>/runs/{runId}/cancel``), after Strands
+    stopped and before RUN_FINISHED ``outcome: cancelled``: keep the partial work. A failure is reported as
+    ``CUSTOM strands_agui.hook_error``, never the end of the run."""
     multiagent_events: Literal["subagents", "steps"] = "subagents"
     """``"subagents"``: each node invocation is a subagent (SUBAGENT_STARTED ... FINISHED/ERROR, its events
     attributed by ``subagentRunId``). ``"steps"``: upstream ``ag_ui_strands``' shape (STEP_STARTED/STEP_FINISHED

@@ -32,6 +32,11 @@ ERROR_CODES: dict[str, str] = {
     "INTERRUPT_EXPIRED": "The paused run is older than the session store's retention; its state was removed.",
     "THREAD_BUSY": "Another run holds this paused thread (a concurrent resume); nothing was changed.",
     "SESSION_ERROR": "The session store could not read or write the thread's pause state.",
+    "RUN_LOST": "A resumable run's stored events end before its terminal event: the worker running it stopped "
+    "(SIGKILL, a crash, a lost host) or the event store could not be read. A reconnecting client gets the "
+    "events that were stored, then this; what the run did after its last stored event is lost.",
+    "RUN_ABANDONED": "A resumable run's client left and none reconnected within detach_seconds: the run was "
+    "cancelled (its stored events end with this).",
     "INVOCATION_STATE_ERROR": "The invocation_state_provider raised, or returned something other than a dict "
     "or None; Strands was not called.",
 }

@@ -17,6 +17,8 @@ Invariants the table enforces (a trigger fired from any other state raises ``Mac
 * A run Strands stopped on interrupts (``tool_interrupt_event``) ends ``paused``: RUN_FINISHED with
   ``outcome: {type: "interrupt"}``. A resume starts in ``awaiting_result``: the parked tool batch's results
   are the first thing it shows.
+* A run cancelled by id (``cancel``) halts like a frontend tool call, and ends RUN_FINISHED with ``outcome:
+  cancelled``.
 * A subagent (a Swarm/Graph node, an agent called as a tool) runs its own machine built from this same table,
   one level down (``core/handlers/subagents.py``); the run itself only records ``start_subagent`` / ``end_subagent``
   and ``tool_progress`` (activity messages) as internal moves, and ends every open subagent before it finishes.
@@ -75,6 +77,9 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     {"trigger": "start_subagent", "source": [READY, AWAITING_RESULT], "dest": None},
     {"trigger": "end_subagent", "source": [READY, AWAITING_RESULT, HALTED], "dest": None},
     {"trigger": "tool_progress", "source": AWAITING_RESULT, "dest": None},
+    # a cancel by id (POST .../runs/{runId}/cancel) halts between envelopes: Strands is stopped its own way,
+    # and the run finishes with outcome cancelled
+    {"trigger": "cancel", "source": [READY, AWAITING_RESULT], "dest": HALTED},
     # lifecycle end
     # a run Strands stopped on interrupts ends paused: RUN_FINISHED with the interrupt outcome
     {"trigger": "finish", "source": [READY, AWAITING_RESULT], "dest": PAUSED, "conditions": "run_interrupted"},

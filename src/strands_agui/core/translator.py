@@ -199,6 +199,10 @@ class Translator:
     def fail_run(self, failure: RunFailure) -> list[Item]:
         return self.outcome.fail_run(failure)
 
+    def cancel(self) -> list[Item]:
+        """Halt for a cancel by id (the ``cancel`` move); the run then finishes with outcome ``cancelled``."""
+        return self.outcome.cancel()
+
     def close_open(self, cause: str) -> list[Item]:
         """The one place that closes whatever envelope is open: the closer the table lets fire from here."""
         for trigger, emit in self.closers.items():

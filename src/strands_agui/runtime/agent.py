@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import ExitStack, aclosing
 from typing import Any
@@ -19,7 +20,7 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from strands import Agent
 from transitions import MachineError
 
-from ..config import StrandsAgentConfig
+from ..config import CancelContext, StrandsAgentConfig, maybe_await
 from ..core.facts import NO_FACTS, RunFacts
 from ..core.machine import OnMove
 from ..core.opening import RunOpening
@@ -78,14 +79,17 @@ class StrandsAgent:
     async def run(self, input_data: RunAgentInput, *, recorder: Recorder | None = None,
                   on_move: OnMove | None = None, request: Any = None,
                   invocation_state: Mapping[str, Any] | None = None,
-                  pace: Pace | None = None) -> AsyncIterator[BaseEvent]:
+                  pace: Pace | None = None, cancel: threading.Event | None = None) -> AsyncIterator[BaseEvent]:
         """Run the agent for one AG-UI request and yield its AG-UI events (RUN_STARTED first, one terminal last).
 
         ``recorder`` writes the Strands events this run consumed as a replayable log; ``on_move`` sees every
         move of the run's machine and of its subagents' (``core.machine.Move``); ``invocation_state`` (trusted,
         request-scoped values for hooks and tools, e.g. from the endpoint's ``invocation_state_provider``; else
         the configured ``StrandsAgentConfig.invocation_state_provider`` called with ``request``) is copied into
-        ``stream_async(..., invocation_state=)`` with the run input added (see ``runtime/invocation.py``)."""
+        ``stream_async(..., invocation_state=)`` with the run input added (see ``runtime/invocation.py``). Once
+        ``cancel`` is set (a cancel by id, from any thread) the run stops: a Strands agent at its next
+        cancellation-safe point (its ``cancel_signal``), any source at its next event (the ``cancel`` move);
+        it finishes with outcome ``cancelled`` after ``config.on_cancel``."""
         if recorder is not None and (reference := config_reference(self.config)) is not None:
             recorder.annotate(**{CONFIG_KEY: reference})  # what `strands-agui replay` replays it with
         refused: RunRefused | None = None
@@ -107,7 +111,7 @@ class StrandsAgent:
                                               "models": subagent_models(agent), "state_keys": sorted(state),
                                               **pause.facts()})
                 if isinstance(agent, Agent):
-                    stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state))
+                    stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel))
                 else:  # a Swarm or Graph: its nodes carry their own limits
                     stream = agent.stream_async(strands_prompt, invocation_state=state)
                 stop = getattr(agent, "cancel", None)  # a Swarm or Graph never halts: its nodes have no frontend tools
@@ -116,7 +120,7 @@ class StrandsAgent:
                 recorder.annotate(**facts.record())
                 return record_stream(stream, recorder), stop, facts
 
-            async for event in self._run(input_data, live, on_move, pause.settle, pace):
+            async for event in self._run(input_data, live, on_move, pause.settle, pace, cancel):
                 yield event
 
     async def replay(self, log: RecordedRun, *, input_data: RunAgentInput | None = None,
@@ -130,7 +134,8 @@ class StrandsAgent:
             yield event
 
     async def _run(self, input_data: RunAgentInput, open_stream: Opener, on_move: OnMove | None,
-                   settle: Settle | None = None, pace: Pace | None = None) -> AsyncIterator[BaseEvent]:
+                   settle: Settle | None = None, pace: Pace | None = None,
+                   cancel: threading.Event | None = None) -> AsyncIterator[BaseEvent]:
         """RUN_STARTED first (before the agent is built), then the run's translator from the facts the opener
         learnt building the agent; an opener that fails ends the run with RUN_ERROR."""
         opening = self.opening(input_data, on_move)
@@ -146,7 +151,8 @@ class StrandsAgent:
         except Exception as exc:  # noqa: BLE001 - becomes RUN_ERROR
             failure = strands_failure(exc)
         else:
-            async for event in translate(opening.translator(facts), stream, stop, settle, pace):
+            cancelled = Cancellation(cancel, self.config.on_cancel) if cancel is not None else None
+            async for event in translate(opening.translator(facts), stream, stop, settle, pace, cancelled):
                 yield event
             return
         async for event in _end(opening.translator(NO_FACTS), failure):
@@ -171,14 +177,15 @@ class StrandsAgent:
 
 async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]],
                     stop: Callable[[], Any] | None = None, settle: Settle | None = None,
-                    pace: Pace | None = None) -> AsyncIterator[BaseEvent]:
+                    pace: Pace | None = None, cancel: Cancellation | None = None) -> AsyncIterator[BaseEvent]:
     """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event.
 
     When the machine halts, ``stop`` (the live agent's ``cancel``) asks Strands to end its run its own way:
     no tool of the batch runs, no model is called again, the stream finishes by itself and nothing more is
     translated. Without ``stop`` (a replay) the source is simply not read further. ``settle`` (the thread's
     pause bookkeeping) runs once Strands is done, before the terminal event, so a client that sees a paused
-    run can resume it at once on any worker. ``pace`` is awaited after each Strands event that emitted nothing."""
+    run can resume it at once on any worker. ``pace`` is awaited after each Strands event that emitted nothing.
+    ``cancel``: checked after each Strands event; once requested, the ``cancel`` move halts the run."""
     failure: RunFailure | None = None
     async with aclosing(source):  # type: ignore[type-var]
         while failure is None and not translator.halted:
@@ -200,7 +207,10 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
             except (MachineError, Exception) as exc:  # noqa: BLE001 - our failure, still a well-formed end
                 failure = adapter_failure(exc)
                 break
-            if not items and pace is not None:
+            if cancel is not None and cancel.requested(translator):
+                async for closed in perform(translator, translator.cancel()):
+                    yield closed
+            elif not items and pace is not None:
                 try:
                     await pace()
                 except asyncio.CancelledError:
@@ -208,11 +218,41 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
         if translator.halted and stop is not None:
             stop()
             await _drain(source)
+    if cancel is not None and cancel.flag.is_set() and translator.outcome.stop_reason == "cancelled":
+        async for out in cancel.notify(translator):
+            yield out
     if settle is not None:
         settled = settle()
         failure = failure or settled
     async for out in _end(translator, failure):
         yield out
+
+
+class Cancellation:
+    """A run's cancel by id: the flag any thread sets, and the application's ``on_cancel``."""
+
+    def __init__(self, flag: threading.Event, on_cancel: Callable[[CancelContext], Any] | None) -> None:
+        self.flag, self.on_cancel = flag, on_cancel
+        self.done = False  # the ``cancel`` move was made
+
+    def requested(self, translator: Translator) -> bool:
+        """Whether the ``cancel`` move is due now: requested, and the run is still going."""
+        if self.done or not self.flag.is_set() or translator.halted:
+            return False
+        self.done = True
+        return True
+
+    async def notify(self, translator: Translator) -> AsyncIterator[BaseEvent]:
+        """Run ``on_cancel`` (after Strands stopped); its failure is a ``hook_error``, never the end of the run."""
+        if self.on_cancel is None:
+            return
+        messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(m, "model_dump") else m
+                    for m in translator.client.snapshot()]
+        context = CancelContext(translator.input, messages, translator.shared_state)
+        try:
+            await maybe_await(self.on_cancel(context))
+        except Exception as exc:  # noqa: BLE001 - a user hook's failure is reported, never fatal
+            yield hook_failed("on_cancel", exc)
 
 
 def _cancel_in_strands() -> None:

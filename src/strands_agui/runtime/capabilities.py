@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from .agent import StrandsAgent
 
 
-def capabilities(adapter: StrandsAgent) -> AgentCapabilities:
-    """What ``adapter`` can do, for ``GET <path>/capabilities``."""
+def capabilities(adapter: StrandsAgent, *, resumable: bool = False) -> AgentCapabilities:
+    """What ``adapter`` can do, for ``GET <path>/capabilities`` (``resumable``: the endpoint's runs are)."""
     source = adapter.strands_agent
     template = source if hasattr(source, "tool_registry") else None
     model = getattr(source, "model", None)
@@ -49,7 +49,7 @@ def capabilities(adapter: StrandsAgent) -> AgentCapabilities:
     return AgentCapabilities(
         identity=IdentityCapabilities(name=adapter.name, description=adapter.description or None, type="strands",
                                       provider=model_info(model).get("provider") if model is not None else None),
-        transport=TransportCapabilities(streaming=True),
+        transport=TransportCapabilities(streaming=True, resumable=resumable or None),
         tools=_tools(template),
         output=OutputCapabilities(structured_output=bool(getattr(template, "_default_structured_output_model", None))),
         state=StateCapabilities(snapshots=True, deltas=True),

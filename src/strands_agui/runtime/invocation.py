@@ -9,6 +9,7 @@ these keys into some of its events; the translator never reads them back and RAW
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,9 +38,12 @@ async def invocation_state(config: StrandsAgentConfig, request: Any, input_data:
     return {**(state or {}), AGUI_INPUT_KEY: input_data}
 
 
-def stream_kwargs(config: StrandsAgentConfig, state: dict[str, Any]) -> dict[str, Any]:
-    """The keyword arguments of ``stream_async`` for one run."""
+def stream_kwargs(config: StrandsAgentConfig, state: dict[str, Any],
+                  cancel: threading.Event | None = None) -> dict[str, Any]:
+    """The keyword arguments of ``stream_async`` for one run (``cancel``: Strands' ``cancel_signal``)."""
     kwargs: dict[str, Any] = {"invocation_state": state}
+    if cancel is not None:
+        kwargs["cancel_signal"] = cancel
     if config.limits:
         kwargs["limits"] = dict(config.limits)
     return kwargs

@@ -51,6 +51,7 @@ from ..runtime.capabilities import capabilities
 from .inspector import inspected_run, wants_inspection
 from .negotiation import SSE_MEDIA_TYPE, accepts, negotiate
 from .openapi import RUN_RESPONSES, document_message_roles
+from .resumable import Resumable, add_run_routes, resumable_runs
 from .settings import (
     UNSET,
     AppOptions,
@@ -62,7 +63,7 @@ from .settings import (
 )
 from .streaming import FRAMINGS, RunStream, encode_event, yield_to_loop
 from .validation import run_route, validated_run_input
-from .versions import framing_for
+from .versions import framing_for, rewrite_for
 
 __all__ = [
     "SSE_MEDIA_TYPE",
@@ -96,12 +97,17 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
     if settings.invocation_state_provider is not None:  # the endpoint's provider is the run's (runtime/invocation.py)
         agent = copy.copy(agent)
         agent.config = replace(agent.config, invocation_state_provider=settings.invocation_state_provider)
-    _add_run_route(app, agent, path, settings)
-    _add_capabilities_route(app, agent, path, settings)
+    runs = resumable_runs(settings.resumable)
+    _add_run_route(app, agent, path, settings, runs)
+    _add_capabilities_route(app, agent, path, settings, resumable=runs is not None)
+    if runs is not None:
+        add_run_routes(app, path, runs, dependencies=settings.route_dependencies, name=settings.name or agent.name,
+                       keepalive=settings.keepalive_seconds, coalesce=settings.coalesce_seconds)
     document_message_roles(app)
 
 
-def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings) -> None:
+def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings,
+                   runs: Resumable | None) -> None:
     async def run_agent(
         request: Request,
         media_type: Annotated[str, Depends(negotiate)],  # 415, 406: before the body's 422
@@ -110,12 +116,17 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
         """The run, streamed in the framing the Accept header chose. Runs only once every dependency has
         passed. The request reaches the ``invocation_state_provider``; the run yields to the event loop after
         each Strands event (``pace``, see ``streaming``: Fairness)."""
-        events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop)
+        tap = await runs.start(input_data, None) if runs is not None else None  # 409, 503: before the stream
+        cancel = tap.cancel if tap is not None else None
+        events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop, cancel=cancel)
                   if settings.inspect and wants_inspection(input_data)
-                  else agent.run(input_data, request=request, pace=yield_to_loop))
-        framing = framing_for(FRAMINGS[media_type], input_data.protocol_version)  # the client's generation
-        return RunStream(events, framing=framing, keepalive=settings.keepalive_seconds,
-                         coalesce=settings.coalesce_seconds)
+                  else agent.run(input_data, request=request, pace=yield_to_loop, cancel=cancel))
+        keepalive, coalesce, framing = settings.keepalive_seconds, settings.coalesce_seconds, FRAMINGS[media_type]
+        if tap is not None:  # stores each event as the client's generation gets it
+            rewrite = rewrite_for(framing, input_data.protocol_version)
+            return tap.stream(events, framing, rewrite, keepalive=keepalive, coalesce=coalesce)
+        return RunStream(events, framing=framing_for(framing, input_data.protocol_version), keepalive=keepalive,
+                         coalesce=coalesce)
 
     app.router.add_api_route(
         path, run_agent, methods=["POST"], response_class=RunStream, status_code=200,
@@ -128,10 +139,11 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
     )
 
 
-def _add_capabilities_route(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings) -> None:
+def _add_capabilities_route(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings, *,
+                            resumable: bool) -> None:
     async def agent_capabilities() -> dict[str, Any]:
         """The agent's AG-UI ``AgentCapabilities`` (see ``runtime/capabilities.py``)."""
-        return capabilities(agent).model_dump(mode="json", by_alias=True, exclude_none=True)
+        return capabilities(agent, resumable=resumable).model_dump(mode="json", by_alias=True, exclude_none=True)
 
     app.add_api_route(f"{path.rstrip('/')}/capabilities", agent_capabilities, methods=["GET"],
                       dependencies=settings.route_dependencies,

@@ -26,6 +26,7 @@ the endpoint may see them: a development server, never a public one.
 from __future__ import annotations
 
 import io
+import threading
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import Any
@@ -149,7 +150,8 @@ def _trace_event(steps: _Steps) -> CustomEvent | None:
 
 async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
                         max_log_bytes: int = DEFAULT_MAX_LOG_BYTES,
-                        request: Any = None, pace: Pace | None = None) -> AsyncIterator[BaseEvent]:
+                        request: Any = None, pace: Pace | None = None,
+                        cancel: threading.Event | None = None) -> AsyncIterator[BaseEvent]:
     """``agent.run(input_data)`` with the trace and the log interleaved as CUSTOM events (module docstring)."""
     trace = Trace()
     sink = io.StringIO()
@@ -157,7 +159,7 @@ async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
     steps = _Steps(recorder)
     # Closed with this generator (RunStream acloses it), so the run's own cleanup runs in this task.
     async with aclosing(agent.run(input_data, recorder=recorder, on_move=trace,  # type: ignore[type-var]
-                                  request=request, pace=pace)) as events:
+                                  request=request, pace=pace, cancel=cancel)) as events:
         first = await anext(events, None)
         if first is None:
             return

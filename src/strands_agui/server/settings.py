@@ -20,6 +20,7 @@ from fastapi import Depends, params
 
 from ..config import InvocationStateProvider, MediaFetchPolicy
 from ..runtime.sessions import SessionStore
+from .resumable import Resumable
 from .streaming import COALESCE_SECONDS
 from .validation import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGES, RequestLimits
 
@@ -55,7 +56,11 @@ class EndpointSettings:
     ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``; development
     servers only: it shows the raw Strands events). ``fetch_media`` (off when None) lets image and document parts
     given by URL be fetched before the run, refusing private, loopback and link-local addresses
-    (``server/media.py``); without it such a part is refused (422).
+    (``server/media.py``); without it such a part is refused (422). ``resumable`` (``True``: events in memory;
+    a :class:`~strands_agui.server.resumable.Resumable` names the event store and ``detach_seconds``; None: as
+    ``strands-agui serve --resumable`` says, off without it) numbers and stores every event, so a client can
+    reconnect (``GET path/runs/{runId}/events`` with ``Last-Event-ID``) and cancel (``POST
+    path/runs/{runId}/cancel``); see ``docs/transport.md``.
     """
 
     auth: Callable[..., Any] | None = None
@@ -69,6 +74,7 @@ class EndpointSettings:
     name: str | None = None
     inspect: bool = False
     fetch_media: MediaFetchPolicy | None = None
+    resumable: bool | Resumable | None = None
 
     def __post_init__(self) -> None:
         _ = self.limits  # RequestLimits refuses a limit that is not a positive int
@@ -123,6 +129,7 @@ class EndpointOptions(TypedDict, total=False):
     name: str | None
     inspect: bool
     fetch_media: MediaFetchPolicy | None
+    resumable: bool | Resumable | None
 
 
 class AppOptions(EndpointOptions, total=False):

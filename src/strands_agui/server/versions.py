@@ -69,10 +69,16 @@ def speaks_legacy(declared: str | None) -> bool:
 
 def framing_for(framing: Framing, declared: str | None) -> Framing:
     """``framing`` with each event first rewritten for a client that declared ``declared``."""
+    return replace(framing, frame=_composed(framing.frame, rewrite_for(framing, declared)))
+
+
+def rewrite_for(framing: Framing, declared: str | None) -> Callable[[BaseEvent], BaseEvent]:
+    """How each event is rewritten for a client that declared ``declared`` reading ``framing`` (a resumable
+    run stores the rewritten events, ``server/resumable.py``)."""
     if not speaks_legacy(declared):
-        return replace(framing, frame=_composed(framing.frame, declared_event))
+        return declared_event
     proto = framing.media_type == PROTO.media_type
-    return replace(framing, frame=_composed(framing.frame, lambda event: legacy_event(event, proto=proto)))
+    return lambda event: legacy_event(event, proto=proto)
 
 
 def _composed(frame: Callable[[BaseEvent], bytes], rewrite: Callable[[BaseEvent], BaseEvent]

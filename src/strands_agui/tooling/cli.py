@@ -1,7 +1,7 @@
 """``strands-agui``: serve, record, replay, diagram.
 
     strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--pause-retention S]
-                       [--workers N] [--no-docs]
+                       [--workers N] [--no-docs] [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR | --ignore-config]
                                   [--format jsonl|sse] [--trace] [--partial]
@@ -144,6 +144,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         os.environ[SESSIONS_ENV] = str(Path(args.sessions).resolve())
     if args.pause_retention is not None:
         os.environ[RETENTION_ENV] = str(args.pause_retention)
+    resumable_environment(args)
     app: Any = load_app(args.app)  # also checked when the workers import it themselves
     factory = args.no_docs and args.workers > 1
     if factory:
@@ -158,6 +159,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
           file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers, factory=factory)
     return 0
+
+
+def resumable_environment(args: argparse.Namespace) -> None:
+    """``--resumable``, ``--events`` and ``--detach-seconds`` reach every worker's endpoints as environment
+    variables (``server/resumable.from_environment``)."""
+    import os
+
+    from ..server.resumable import DETACH_ENV, EVENTS_ENV, RESUMABLE_ENV
+
+    if not args.resumable:
+        if args.events or args.detach_seconds is not None:
+            raise CliError("--events and --detach-seconds need --resumable")
+        return
+    if args.events and not args.events.startswith(("redis://", "rediss://", "unix://")):
+        raise CliError(f"--events {args.events}: give a Redis URL (redis://HOST:PORT/DB)")
+    if args.workers > 1 and not args.events:
+        raise CliError("--resumable with --workers > 1 needs --events redis://HOST:PORT/DB (in-memory events "
+                       "are one process's: a reconnect reaching another worker would not find its run)")
+    if args.detach_seconds is not None and not 0 <= args.detach_seconds < float("inf"):
+        raise CliError(f"--detach-seconds {args.detach_seconds}: give a number of seconds >= 0")
+    os.environ[RESUMABLE_ENV] = "1"
+    if args.events:
+        os.environ[EVENTS_ENV] = args.events
+    if args.detach_seconds is not None:
+        os.environ[DETACH_ENV] = str(args.detach_seconds)
 
 
 def app_without_docs() -> Any:
@@ -196,6 +222,12 @@ def parser() -> argparse.ArgumentParser:
                        "inf: forever)")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.add_argument("--no-docs", action="store_true", help="serve without /docs, /redoc and /openapi.json")
+    serve.add_argument("--resumable", action="store_true",
+                       help="number and store every event: clients reconnect with Last-Event-ID, cancel by run id")
+    serve.add_argument("--events", metavar="URL", help="with --resumable: the event store shared by workers "
+                       "(redis://HOST:PORT/DB; default: in memory, one process)")
+    serve.add_argument("--detach-seconds", type=float, metavar="S",
+                       help="with --resumable: how long a run outlives its client awaiting a reconnect (default 60)")
     serve.set_defaults(func=cmd_serve)
     record = sub.add_parser("record", parents=[common], help="run an agent once and record its Strands events")
     record.add_argument("agent", help="MODULE:ATTR of a StrandsAgent or strands.Agent")

@@ -91,6 +91,13 @@ class OutcomeHandler(Handler):
         return []
 
     # -- the end --------------------------------------------------------------------------------------
+    def cancel(self) -> list[Item]:
+        """A cancel by id: close what is open, halt (``cancel``), and finish with outcome ``cancelled``."""
+        out = self.run.close_open("cancel")
+        self.run.fire("cancel", "cancel")
+        self.stop_reason = "cancelled"
+        return out
+
     def finish_run(self) -> list[Item]:
         run = self.run
         out = run.close_open("finish") + run.subagents.close_all(failed=False)

@@ -41,7 +41,11 @@ def proto_frame(event: BaseEvent) -> bytes:
     cannot carry or a message larger than the client reads."""
     from .codec import encode
 
-    payload = encode(event.model_dump(mode="json", by_alias=True))
+    return length_prefixed(encode(event.model_dump(mode="json", by_alias=True)))
+
+
+def length_prefixed(payload: bytes) -> bytes:
+    """One frame of an encoded ``ag_ui.Event``; ``ValueError`` when it is larger than the client reads."""
     if len(payload) > MAX_FRAME_BYTES:
         raise ValueError(f"the encoded event is {len(payload)} bytes; @ag-ui/client reads at most {MAX_FRAME_BYTES}")
     return len(payload).to_bytes(4, "big") + payload

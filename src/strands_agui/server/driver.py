@@ -1,0 +1,310 @@
+"""One served run, apart from its transport: iterate the run, write its frames, stop it, unwind it.
+
+:class:`RunDriver` knows nothing of ASGI. A transport gives it a :class:`Sink` (``write`` a body, wait until
+the reader is ``gone``, ``end`` the response) and one ``encode`` function (an AG-UI event -> the bytes of
+its frame: SSE, the protobuf framing, either with the ids of a resumable run). ``streaming.RunStream``
+(the ASGI response) is a thin adapter over it; the invariants it keeps are in ``streaming``'s docstring.
+
+The phase of a served run is explicit (:class:`Phase`), and every change of phase is checked against
+:data:`MOVES`, the driver's table:
+
+* ``waiting`` - the request's task is inside the run, awaiting its next event. A cancellation lands where
+  Strands awaits, and Strands unwinds its own generators.
+* ``forwarding`` - an event is in hand: encoding it, queueing its frame, giving the loop a turn.
+* ``writing`` - the driver's own write is in progress (``send`` may suspend under back-pressure; the
+  watcher measures a stall from here).
+* ``stopped`` - the watcher stopped the run (the reader left or stalled); :attr:`RunDriver.stopped_in` is the
+  phase it was stopped in, which decides how it unwinds (inside the run: nothing to do; elsewhere:
+  :func:`unwind`).
+* ``ended`` - the run's frames are all out (its terminal frame, or the RUN_ERROR that stands for one).
+
+Whether a reader is attached is apart from the phase: a resumable run whose reader left is *detached*
+(:attr:`RunDriver.detached_at`): it goes on through the same phases, writing to its event store only (the
+``encode`` step stores each frame), until ``linger`` returns (no reader came back in time), which stops it.
+Without ``linger`` a reader that leaves stops the run at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol
+
+from ag_ui.core import EventType, RunErrorEvent
+
+logger = logging.getLogger("strands_agui.server.streaming")  # the served runs' one logger, as before the driver
+
+TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
+UNWIND_LIMIT = 10_000  # events a cancelled run may still yield before it is closed outright
+
+Encode = Callable[[Any], bytes]
+"""The one encoding step: an AG-UI event (or a stored one, ``server/events.Stored``) -> the bytes of its
+frame; raises when it cannot serialize. The only place a transport's framing (and a protocol version's
+shape) applies."""
+
+
+class Phase(enum.Enum):
+    """Where a served run is; see the module docstring."""
+
+    STARTED = "started"
+    WAITING = "waiting"
+    FORWARDING = "forwarding"
+    WRITING = "writing"
+    STOPPED = "stopped"
+    ENDED = "ended"
+
+
+MOVES: dict[Phase, frozenset[Phase]] = {
+    Phase.STARTED: frozenset({Phase.WAITING, Phase.STOPPED}),
+    Phase.WAITING: frozenset({Phase.FORWARDING, Phase.WRITING, Phase.STOPPED}),
+    Phase.FORWARDING: frozenset({Phase.WAITING, Phase.WRITING, Phase.ENDED, Phase.STOPPED}),
+    Phase.WRITING: frozenset({Phase.FORWARDING, Phase.STOPPED}),
+    Phase.STOPPED: frozenset(),
+    Phase.ENDED: frozenset(),
+}
+"""Phase -> the phases it may move to. ``waiting -> writing``: the RUN_ERROR of a run that raised or
+stopped without a terminal event; a write always returns to ``forwarding``, which ends after the terminal
+frame."""
+
+
+class Sink(Protocol):
+    """What a transport gives the driver."""
+
+    async def write(self, body: bytes) -> None:
+        """Hand ``body`` (whole frames) to the reader; may suspend under back-pressure."""
+
+    async def gone(self) -> None:
+        """Return once the reader has left (cancelled and called again while it stays)."""
+
+    async def end(self) -> None:
+        """End the response after the last frame."""
+
+
+def yield_to_loop() -> Awaitable[None]:
+    """One turn of the event loop: what the stream and its run give other requests between events."""
+    return asyncio.sleep(0)
+
+
+class RunDriver:
+    """Drive one run to a sink; see ``streaming`` for the invariants it keeps."""
+
+    def __init__(self, events: AsyncIterator[Any], encode: Encode, sink: Sink, *, keepalive: float,
+                 coalesce: float, keepalive_frame: bytes | None,
+                 linger: Callable[[], Awaitable[str]] | None = None) -> None:
+        self.events, self.encode, self.sink = events, encode, sink
+        self.keepalive, self.stall = keepalive, 2 * keepalive
+        self.coalesce = min(coalesce, keepalive)
+        self.keepalive_frame = keepalive_frame
+        self.linger = linger  # a resumable run's wait for a reader to come back: returns why it stops
+        self.detached_at: float | None = None  # loop time the reader left (a resumable run goes on)
+        self.phase = Phase.STARTED
+        self.stopped_in: Phase | None = None  # the phase the watcher stopped the run in
+        self.reason: str | None = None  # why it was stopped
+        self._lock = asyncio.Lock()
+        self._last = 0.0  # loop time the last frame was handed to ``write``
+        self._pending: list[bytes] = []  # encoded frames not yet handed to ``write``
+        self._flushed = float("-inf")  # loop time of the last write of frames
+        self._timer: asyncio.Timeout | None = None  # the watcher's current wake-up
+
+    def move(self, phase: Phase) -> None:
+        """Change phase, as the table allows."""
+        if phase not in MOVES[self.phase]:
+            raise RuntimeError(f"served run: no move from {self.phase.value} to {phase.value}")
+        self.phase = phase
+
+    async def drive(self) -> bool:
+        """Drive the run; True when its frames all went out and the response was ended, False when the
+        watcher stopped it (the response is abandoned)."""
+        loop = asyncio.get_running_loop()
+        self._last = loop.time()
+        host = asyncio.current_task()
+        assert host is not None
+        watcher = loop.create_task(self._watch(host), name="strands-agui-watch")
+        try:
+            finished = await self._stream()
+            watcher.cancel()  # before the end of the response: the client may send its next request at once
+            if finished and self.detached_at is None:
+                async with self._lock:
+                    await self.sink.end()
+            return finished
+        finally:
+            watcher.cancel()
+            await asyncio.wait({watcher})
+
+    async def _stream(self) -> bool:
+        run = self.events
+        try:
+            await self._frames(run)
+            return True
+        except asyncio.CancelledError:
+            if self.phase is not Phase.STOPPED:
+                raise  # not ours: the server is shutting down
+            task = asyncio.current_task()
+            assert task is not None
+            task.uncancel()
+            if self.stopped_in is not Phase.WAITING:
+                await unwind(run)
+            logger.debug("run stopped: %s", self.reason)
+            return False
+        finally:
+            await run.aclose()  # type: ignore[attr-defined]
+
+    async def _frames(self, run: AsyncIterator[Any]) -> None:
+        loop = asyncio.get_running_loop()
+        ended = False
+        failure = "the run stopped without RUN_FINISHED or RUN_ERROR"
+        try:
+            while not ended:
+                self.move(Phase.WAITING)
+                try:
+                    event = await anext(run)
+                except StopAsyncIteration:
+                    break
+                self.move(Phase.FORWARDING)
+                frame, ended = encode_or_error(self.encode, event)
+                await self._queue(frame, ended, loop.time())
+                if not ended:
+                    await yield_to_loop()  # fairness: one event's work per loop turn
+        except Exception as exc:  # noqa: BLE001 - mid-stream nothing may escape as a 500
+            if self.phase is not Phase.WAITING:
+                raise
+            logger.exception("StrandsAgent.run failed")
+            failure = f"{type(exc).__name__}: {exc}"
+        if not ended:
+            frame, _ = encode_or_error(self.encode, RunErrorEvent(message=failure, code="ADAPTER_ERROR"))
+            await self._queue(frame, True, loop.time())
+        self.move(Phase.ENDED)
+
+    async def _queue(self, frame: bytes, ended: bool, now: float) -> None:
+        """Queue ``frame``; write what is queued now when it ends the run or nothing was written for
+        ``coalesce`` seconds, else let the watcher write it then if no frame follows."""
+        self._pending.append(frame)
+        if ended or now - self._flushed >= self.coalesce:
+            await self._flush(now)
+        elif len(self._pending) == 1:
+            self._wake_at(self._flushed + self.coalesce)
+
+    async def _flush(self, now: float) -> None:
+        """Hand the pending frames to the sink as one body, from the run's task."""
+        self._last = self._flushed = now
+        self.move(Phase.WRITING)
+        async with self._lock:
+            await self._write_pending()
+        self.move(Phase.FORWARDING)
+        self._wake_at(now + self.keepalive)  # no earlier wake-up for frames already written
+
+    async def _write_pending(self) -> None:
+        if self._pending:
+            body = b"".join(self._pending)
+            self._pending.clear()
+            if self.detached_at is None:
+                await self.sink.write(body)
+
+    def _wake_at(self, when: float) -> None:
+        """Move the watcher's next wake-up to ``when`` (it recomputes its deadline whenever it wakes)."""
+        if self._timer is not None and self._timer.expired() is False:
+            self._timer.reschedule(when)
+
+    async def _watch(self, host: asyncio.Task[bool]) -> None:
+        """Stop ``host`` when the reader leaves or stops reading (a resumable run: detach it, and stop it when
+        ``linger`` returns); meanwhile write the frames that waited ``coalesce`` and the keep-alive frames."""
+        loop = asyncio.get_running_loop()
+        while self.detached_at is None:
+            try:
+                async with asyncio.timeout_at(self._next_wake()) as self._timer:
+                    await self.sink.gone()
+                left = True
+            except TimeoutError:
+                left = False
+            self._timer = None
+            if left and self.linger is None:
+                return self._stop(host, "the client disconnected")
+            if left:
+                self._pending.clear()
+                self.detached_at = loop.time()
+                logger.debug("the client disconnected: the run goes on, awaiting a reconnect")
+            else:
+                reason = await self._on_wake(loop.time())
+                if reason is not None:
+                    return self._stop(host, reason)
+        assert self.linger is not None
+        self._stop(host, await self.linger())
+
+    def _next_wake(self) -> float:
+        writing = self.phase is Phase.WRITING
+        wake = self._last + (self.stall if writing else self.keepalive)
+        if self._pending and not writing:
+            return min(wake, self._flushed + self.coalesce)
+        return wake
+
+    async def _on_wake(self, now: float) -> str | None:
+        """The watcher's writes: pending frames that waited ``coalesce``, else a keep-alive frame after
+        ``keepalive`` of silence. Returns why the run must stop (the reader stopped reading), or None."""
+        stalled = f"the client read nothing for {self.stall:g} s"
+        if self.phase is Phase.WRITING:
+            return stalled if now - self._last >= self.stall else None
+        if self._pending and now >= self._flushed + self.coalesce:
+            self._flushed = now
+            write = self._write_pending
+        elif now - self._last >= self.keepalive and self.keepalive_frame:
+            write = self._write_keepalive
+        else:
+            return None
+        self._last = now
+        try:
+            async with asyncio.timeout(self.stall), self._lock:
+                await write()
+        except TimeoutError:
+            return stalled
+        return None
+
+    async def _write_keepalive(self) -> None:
+        assert self.keepalive_frame is not None
+        await self.sink.write(self.keepalive_frame)
+
+    def _stop(self, host: asyncio.Task[bool], reason: str) -> None:
+        if self.phase is Phase.ENDED or self.phase is Phase.STOPPED:
+            return
+        self.stopped_in, self.reason = self.phase, reason
+        self.move(Phase.STOPPED)
+        host.cancel()
+
+
+def encode_or_error(encode: Encode, event: Any) -> tuple[bytes, bool]:
+    """The frame for ``event`` and whether it ends the run. An event that cannot be serialized becomes a
+    RUN_ERROR ``ENCODING_ERROR`` frame, which ends the run."""
+    try:
+        return encode(event), event.type in TERMINAL
+    except Exception as exc:  # noqa: BLE001 - reported to the client as RUN_ERROR
+        kind = getattr(event.type, "value", event.type)
+        logger.warning("could not serialize a %s event: %s", kind, exc)
+        message = f"A {kind} event could not be serialized: {exc}"
+        return encode(RunErrorEvent(message=message, code="ENCODING_ERROR")), True
+
+
+async def unwind(run: AsyncIterator[Any]) -> None:
+    """End a run that is suspended at a ``yield`` (its consumer was cancelled while writing) at Strands' next
+    await: resume it with a cancellation pending and discard what it still yields. A run that keeps
+    yielding without ever awaiting is closed after ``UNWIND_LIMIT`` events."""
+    task = asyncio.current_task()
+    assert task is not None
+    task.cancel()
+    delivered = False
+    try:
+        for _ in range(UNWIND_LIMIT):
+            await anext(run)
+    except asyncio.CancelledError:
+        delivered = True
+    except StopAsyncIteration:
+        pass
+    except Exception:  # noqa: BLE001 - the client is gone; nothing to report to
+        logger.debug("a stopped run raised while unwinding", exc_info=True)
+    if not delivered:
+        try:
+            await run.aclose()  # type: ignore[attr-defined]
+            await asyncio.sleep(0)  # the cancellation is still pending: take it here
+        except asyncio.CancelledError:
+            pass
+    task.uncancel()

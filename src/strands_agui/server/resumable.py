@@ -1,0 +1,301 @@
+"""Resumable runs: event ids, the run's log in an event store, reconnect and cancel by id.
+
+With ``resumable=True`` every event a run writes is first numbered (1, 2, ...) and appended to the endpoint's
+event store (``server/events.py``), and a frame reaches the reader only once its event is stored (the driver's
+write awaits :meth:`RunLog.flush`), so a client never holds an id the store has not.
+
+* **Ids.** An SSE frame carries ``id: <runId>:<n>`` (``fastapi.sse.format_sse_event``). The protobuf framing
+  has no id field: frame *k* of a response is event ``after + k``, where ``after`` is the number in the
+  request's ``Last-Event-ID`` (0 for the run's own POST and for a replay from the start).
+* **Reconnect.** ``GET <path>/runs/{runId}/events`` streams the events after ``Last-Event-ID`` (all of them
+  without the header), then follows the live run to its terminal event, on whichever worker answers.
+* **Detach.** A resumable run whose reader leaves goes on for ``detach_seconds`` waiting for a reader, then is
+  cancelled as a run without ``resumable`` is at once; its log then ends with RUN_ERROR ``RUN_ABANDONED``. A
+  run whose worker died ends, for a reader, with RUN_ERROR ``RUN_LOST`` (see ``docs/reliability.md``).
+* **Cancel.** ``POST <path>/runs/{runId}/cancel`` sets the run's cancel flag on the worker running it; the
+  run ends RUN_FINISHED ``outcome: cancelled`` (the ``cancel`` move of ``core/machine.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import threading
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, Any
+
+from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
+from fastapi import Depends, FastAPI, Header, HTTPException, params
+from fastapi.responses import JSONResponse, Response
+from fastapi.sse import format_sse_event
+
+from .driver import TERMINAL, Encode
+from .events import (
+    HEARTBEAT_SECONDS,
+    EventStore,
+    MemoryEvents,
+    RedisEvents,
+    RunExists,
+    RunLog,
+    Stored,
+    StoreUnavailable,
+)
+from .negotiation import require_event_stream
+from .proto import length_prefixed
+from .streaming import FRAMINGS, PROTO, Framing, RunStream, encode_event
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_DETACH_SECONDS = 60.0
+MAX_RUN_ID = 256  # longest run id the run routes accept
+MAX_LAST_EVENT_ID = MAX_RUN_ID + 24
+
+
+def event_id(run_id: str, seq: int) -> str:
+    return f"{run_id}:{seq}"
+
+
+def stored_frame(framing: Framing, run_id: str, item: Stored) -> bytes:
+    """The frame of a stored event, with its id (SSE) or without (protobuf: ids are counted)."""
+    if framing is PROTO:
+        from .proto.codec import encode as proto_encode  # protobuf is optional: PROTO is offered only with it
+
+        return length_prefixed(proto_encode(json.loads(item.data)))
+    return format_sse_event(data_str=item.data, id=event_id(run_id, item.seq))
+
+
+class Resumable:
+    """An endpoint's resumable runs: its event store and how long a run outlives its reader."""
+
+    def __init__(self, store: EventStore | None = None, detach_seconds: float = DEFAULT_DETACH_SECONDS) -> None:
+        if not 0 <= detach_seconds < float("inf"):
+            raise ValueError(f"detach_seconds must be a finite number >= 0, not {detach_seconds!r}")
+        self.store: EventStore = store if store is not None else MemoryEvents()
+        self.detach = detach_seconds
+
+    async def start(self, input_data: RunAgentInput, principal: str | None) -> RunTap:
+        """Open the run's log: 409 when the run id was used already, 503 when the store is down."""
+        run_id = check_run_id(input_data.run_id)
+        cancel = threading.Event()
+        try:
+            log = await self.store.open(run_id, principal, cancel.set)
+        except RunExists:
+            raise HTTPException(409, f"run {run_id!r} was already started; a new run needs a new runId") from None
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        return RunTap(run_id, log, cancel, self.detach)
+
+    async def known(self, run_id: str, principal: str | None) -> None:
+        """404 unless the run exists (and is ``principal``'s); 503 when the store is down."""
+        try:
+            found = await self.store.known(check_run_id(run_id), principal)
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        if not found:
+            raise HTTPException(404, f"no run {run_id!r}: unknown, expired, or not yours")
+
+    async def replay_from(self, run_id: str, last_event_id: str | None) -> int | None:
+        """The number after which a reconnect streams (None: the id is the run's terminal event, nothing
+        follows): 400 for an id that is not this run's, 404 when the events after it are no longer kept."""
+        after = parse_last_event_id(run_id, last_event_id)
+        try:
+            first, last, ended = await self.store.bounds(run_id)
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        if ended and after == last:
+            return None
+        if after > last:
+            raise HTTPException(400, f"Last-Event-ID {last_event_id!r} names an event run {run_id!r} has not written")
+        if after + 1 < first:
+            raise HTTPException(404, f"the events of run {run_id!r} after {after} are no longer kept")
+        return after
+
+    async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored | BaseEvent]:
+        """The stored events after ``after``, then the live ones, to the terminal event; a RUN_ERROR
+        ``RUN_LOST`` (no id) when the log ends without one (its worker died, or the store went down)."""
+        try:
+            async for item in self.store.follow(run_id, after):
+                yield item
+                if item.terminal:
+                    return
+        except StoreUnavailable as exc:
+            logger.warning("reconnect to run %s: %s", run_id, exc)
+        yield RunErrorEvent(code="RUN_LOST", message=f"run {run_id!r} stopped before its end was stored: its "
+                                                     "worker stopped, or the event store could not be read")
+
+    async def cancel(self, run_id: str, principal: str | None) -> dict[str, str]:
+        """Ask the run's worker to cancel it (404 unknown, 409 already ended, 503 store down)."""
+        try:
+            status = await self.store.cancel(check_run_id(run_id), principal)
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        if status == "unknown":
+            raise HTTPException(404, f"no run {run_id!r}: unknown, expired, or not yours")
+        if status == "ended":
+            raise HTTPException(409, f"run {run_id!r} has already ended")
+        return {"runId": run_id, "status": "cancelling"}
+
+
+class RunTap:
+    """One resumable run as it is served: numbers and stores its events, frames them with their ids."""
+
+    def __init__(self, run_id: str, log: RunLog, cancel: threading.Event, detach: float) -> None:
+        self.run_id, self.log, self.cancel, self.detach = run_id, log, cancel, detach
+        self.seq = 0
+        self.current: tuple[BaseEvent, str] | None = None  # the event just yielded and its JSON
+        self.rewrite: Callable[[BaseEvent], BaseEvent] = lambda event: event
+
+    async def events(self, run: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
+        """The run's events, each stored before it is yielded; a terminal one always ends the log."""
+        ended = False
+        try:
+            while not ended:
+                event = await self._next(run)
+                if event is None:
+                    event = RunErrorEvent(message="the run stopped without RUN_FINISHED or RUN_ERROR",
+                                          code="ADAPTER_ERROR")
+                event, data = self._stored(event)
+                ended = event.type in TERMINAL
+                yield event
+        finally:
+            if not ended:
+                self.log.append(RunErrorEvent(code="RUN_ABANDONED", message=(
+                    f"the client left and none reconnected within {self.detach:g} s: the run was cancelled"
+                )).model_dump_json(by_alias=True, exclude_none=True), "RUN_ERROR")
+            await run.aclose()  # type: ignore[attr-defined]
+            await self.log.close()
+
+    async def _next(self, run: AsyncIterator[BaseEvent]) -> BaseEvent | None:
+        try:
+            return await anext(run)
+        except StopAsyncIteration:
+            return None
+        except Exception as exc:  # noqa: BLE001 - mid-stream nothing may escape as a 500
+            logger.exception("StrandsAgent.run failed")
+            return RunErrorEvent(message=f"{type(exc).__name__}: {exc}", code="ADAPTER_ERROR")
+
+    def _stored(self, event: BaseEvent) -> tuple[BaseEvent, str]:
+        try:
+            data = encode_event(self.rewrite(event))
+        except Exception as exc:  # noqa: BLE001 - reported to the client as RUN_ERROR
+            kind = getattr(event.type, "value", event.type)
+            event = RunErrorEvent(message=f"A {kind} event could not be serialized: {exc}", code="ENCODING_ERROR")
+            data = encode_event(event)
+        self.seq = self.log.append(data, event.type.value)
+        self.current = (event, data)
+        return event, data
+
+    def stream(self, run: AsyncIterator[BaseEvent], framing: Framing, rewrite: Callable[[BaseEvent], BaseEvent],
+               **settings: Any) -> RunStream:
+        """The run's response: its events as ``rewrite`` makes them for the client's AG-UI generation
+        (``server/versions.py``), stored, framed with their ids, outliving the reader (``linger``)."""
+        self.rewrite = rewrite
+        return RunStream(self.events(run), framing=framing, encode=self.encoder(framing), linger=self.linger,
+                         before_write=self.log.flush, **settings)
+
+    def encoder(self, framing: Framing) -> Encode:
+        """The run's one encoding step: the frame of the event just stored, with its id."""
+        def encode(event: BaseEvent) -> bytes:
+            current = self.current
+            if current is None or current[0] is not event:
+                return framing.frame(event)  # not stored (cannot happen: every event passes through events())
+            return stored_frame(framing, self.run_id, Stored(self.seq, current[1], event.type.value))
+        return encode
+
+    async def linger(self) -> str:
+        """Wait, once the reader left, until no reader followed the run for ``detach`` seconds."""
+        loop = asyncio.get_running_loop()
+        quiet_since = loop.time()
+        while True:
+            await asyncio.sleep(min(self.detach, HEARTBEAT_SECONDS))
+            now = loop.time()
+            if self.log.reader_attached(2 * HEARTBEAT_SECONDS):
+                quiet_since = now
+            elif now - quiet_since >= self.detach:
+                return f"no reader came back within {self.detach:g} s"
+
+
+RESUMABLE_ENV = "STRANDS_AGUI_RESUMABLE"  # "1": serve every endpoint resumable (``serve --resumable``)
+EVENTS_ENV = "STRANDS_AGUI_EVENTS"  # the event store's URL (``serve --events redis://HOST:PORT/DB``)
+DETACH_ENV = "STRANDS_AGUI_DETACH_SECONDS"  # ``serve --detach-seconds``
+
+
+def resumable_runs(setting: bool | Resumable | None) -> Resumable | None:
+    """An endpoint's ``resumable`` setting resolved: None (the default) reads the environment
+    (:func:`from_environment`), True is events in memory."""
+    if setting is None:
+        return from_environment()
+    if setting is True:
+        return Resumable()
+    return setting or None
+
+
+def from_environment() -> Resumable | None:
+    """The endpoint default: what ``strands-agui serve --resumable [--events URL] [--detach-seconds S]`` set
+    for every worker (None: not resumable)."""
+    if os.environ.get(RESUMABLE_ENV) != "1":
+        return None
+    url = os.environ.get(EVENTS_ENV)
+    store = RedisEvents(url) if url else None
+    return Resumable(store, float(os.environ.get(DETACH_ENV) or DEFAULT_DETACH_SECONDS))
+
+
+def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencies: list[params.Depends],
+                   name: str, keepalive: float, coalesce: float) -> None:
+    """``GET <path>/runs/{runId}/events`` (reconnect) and ``POST <path>/runs/{runId}/cancel``."""
+    base = f"{path.rstrip('/')}/runs/{{run_id}}"
+
+    async def run_events(run_id: str, media_type: Annotated[str, Depends(require_event_stream)],
+                         last_event_id: Annotated[str | None, Header()] = None) -> Response:
+        """The run's events after ``Last-Event-ID`` (all without it), then the live ones to its end; 204 when
+        the id is the run's terminal event (the SSE standard's "stop reconnecting")."""
+        await resumable.known(run_id, None)
+        after = await resumable.replay_from(run_id, last_event_id)
+        if after is None:
+            return Response(status_code=204)
+        framing = FRAMINGS[media_type]
+        return RunStream(resumable.follow(run_id, after), framing=framing, keepalive=keepalive, coalesce=coalesce,
+                         encode=lambda item: _frame(framing, run_id, item))
+
+    async def cancel_run(run_id: str) -> JSONResponse:
+        """Cancel the run on whichever worker runs it: it ends RUN_FINISHED ``outcome: cancelled``."""
+        return JSONResponse(await resumable.cancel(run_id, None), status_code=202)
+
+    app.add_api_route(f"{base}/events", run_events, methods=["GET"], response_class=RunStream,
+                      dependencies=dependencies, name=f"{name}_run_events", summary="Reconnect to a run")
+    app.add_api_route(f"{base}/cancel", cancel_run, methods=["POST"], status_code=202, dependencies=dependencies,
+                      name=f"{name}_cancel_run", summary="Cancel a run")
+
+
+def _frame(framing: Framing, run_id: str, item: Stored | BaseEvent) -> bytes:
+    return stored_frame(framing, run_id, item) if isinstance(item, Stored) else framing.frame(item)
+
+
+def check_run_id(run_id: str) -> str:
+    if not run_id or len(run_id) > MAX_RUN_ID or any(c in run_id for c in "\r\n\0"):
+        raise HTTPException(400, f"a run id is 1 to {MAX_RUN_ID} characters with no line break or NUL")
+    return run_id
+
+
+def parse_last_event_id(run_id: str, header: str | None) -> int:
+    """The event number a ``Last-Event-ID`` header names (0 without one); 400 for a malformed one or one
+    naming another run."""
+    if header is None or header == "":
+        return 0
+    if len(header) > MAX_LAST_EVENT_ID:
+        raise HTTPException(400, f"Last-Event-ID is longer than {MAX_LAST_EVENT_ID} characters")
+    named, _, number = header.rpartition(":")
+    if named != run_id:
+        raise HTTPException(400, f"Last-Event-ID {header[:80]!r} is not an id of run {run_id!r}")
+    if not number.isdigit() or not number.isascii() or len(number) > 18:
+        raise HTTPException(400, f"Last-Event-ID {header[:80]!r} does not end with an event number")
+    return int(number)
+
+
+def unavailable(exc: StoreUnavailable) -> HTTPException:
+    return HTTPException(503, f"resumable runs are unavailable: {exc}", headers={"Retry-After": "5"})
+
+
+__all__ = ["DEFAULT_DETACH_SECONDS", "Resumable", "RunTap", "add_run_routes", "parse_last_event_id", "stored_frame"]
