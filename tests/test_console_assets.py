@@ -24,7 +24,7 @@ from tests.live import LiveServer
 from tests.oracles import assert_valid_stream
 
 STATIC = Path(str(files("strands_agui.server") / "static"))
-REGENERATE = ("regenerate it: strands-agui diagram --out diagrams --readme README.md "
+REGENERATE = ("regenerate it: strands-agui diagram --out diagrams --readme docs/run-machine.md "
               "--console src/strands_agui/server/static/run_machine.svg  (or `make diagrams`)")
 
 

@@ -133,7 +133,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from ..runtime.sessions import RETENTION_ENV, SESSIONS_ENV
+    from ..runtime.sessions import DEFAULT_DIRECTORY, RETENTION_ENV, SESSIONS_ENV
     from ..server.endpoint import without_api_docs
 
     if args.workers < 1:
@@ -155,8 +155,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     elif args.no_docs:
         app = without_api_docs(app)
     check_port_free(args.host, args.port)
-    print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s))",
-          file=sys.stderr)
+    sessions = os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY)
+    print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s)); "
+          f"paused runs are kept in {sessions}", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers, factory=factory)
     return 0
 
