@@ -23,7 +23,7 @@ export async function loadDiagram() {
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", "The run machine: states and moves");
     holder.replaceChildren(document.importNode(svg, true));
-    setZoom("fit");
+    setZoom(1);  // readable at any window size: natural size, panned to the current state ("Fit" shows it all)
   } catch (err) {
     holder.replaceChildren(el("p", { class: "muted" }, `The machine diagram could not be loaded: ${err.message}`));
   }
@@ -59,7 +59,7 @@ const transitionsOf = (run) => (run ? run.steps.flatMap((s) => s.transitions) : 
 // ---- the diagram -----------------------------------------------------------------------------------------
 // "fit": the whole machine in the panel's width; a number: that many screen pixels per SVG unit, the panel
 // scrolling (drag to pan) around the current state.
-let zoom = "fit";
+let zoom = 1;
 const ZOOM_STEP = 1.25;
 
 export function setZoom(next) {
