@@ -5,7 +5,7 @@
 * ``POST /ours/{chat,tool}``: strands-agui (``strands_agui.add_strands_fastapi_endpoint``)
 * ``POST /upstream/{chat,tool}``: ``ag_ui_strands==1.0.2`` (its own ``add_strands_fastapi_endpoint``)
 * ``POST /floor/{chat,tool}``: no adapter at all (:func:`add_floor`): a fresh ``strands.Agent`` per run, its
-  text deltas written as bare SSE frames; what serving the agent costs before any AG-UI work
+  text (and tool-input) deltas written as bare SSE frames; what serving the agent costs before any AG-UI work
 * ``GET /ping``
 
 ``--adapter ours|upstream|floor`` serves only that one (``make bench`` runs one process each).
@@ -17,16 +17,15 @@ adapters and the server, not a model. ``--model paced`` waits as a provider does
 
 ``--endpoint KEY=VALUE`` (repeatable) passes a keyword to our ``add_strands_fastapi_endpoint`` and
 ``--agent KEY=VALUE`` one to our ``StrandsAgent``: a JSON value, ``@module:name`` for an object to import, or
-else the string. That is how a setting is measured off and on (:func:`keywords`).
+else the string. That is how a setting is measured off and on (``bench.http.keywords``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
 import uvicorn
@@ -35,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from strands import Agent, tool
 
-from bench.http import ADAPTERS
+from bench.http import ADAPTERS, keywords
 from strands_agui import StrandsAgent
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
@@ -100,14 +99,16 @@ def workloads(model: str = "yielding") -> dict[str, Parts]:
 
 def add_floor(app: FastAPI, path: str, parts: Parts) -> None:
     """``POST path``: the floor. The body's last message is the prompt of a fresh ``strands.Agent`` built from
-    ``parts``; each text delta is written as one bare ``data:`` frame, then ``{"type":"RUN_FINISHED"}``. No
+    ``parts``; each text or tool-input delta is written as one bare ``data:`` frame, then
+    ``{"type":"RUN_FINISHED"}``. No
     validation, no AG-UI events, no adapter: the frames are written by hand on purpose, being the floor."""
 
     async def frames(prompt: str) -> AsyncIterator[bytes]:
         agent = Agent(model=parts[0], tools=parts[1], callback_handler=None)
         async for event in agent.stream_async(prompt):
-            if "data" in event:
-                yield b"data: " + json.dumps({"delta": event["data"]}).encode() + b"\n\n"
+            if "data" in event or event.get("type") == "tool_use_stream":
+                delta = event["data"] if "data" in event else event["delta"]["toolUse"]["input"]
+                yield b"data: " + json.dumps({"delta": delta}).encode() + b"\n\n"
         yield b'data: {"type":"RUN_FINISHED"}\n\n'
 
     async def floor_run(request: Request) -> StreamingResponse:
@@ -115,25 +116,6 @@ def add_floor(app: FastAPI, path: str, parts: Parts) -> None:
         return StreamingResponse(frames(body["messages"][-1]["content"]), media_type="text/event-stream")
 
     app.add_route(path, floor_run, methods=["POST"])
-
-
-def keywords(items: Sequence[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` items as keyword arguments: VALUE as JSON, ``@module:name`` an imported object, or else
-    the string itself (``coalesce_seconds=0``, ``sessions=@bench.settings:memory``, ``name=x``)."""
-    found: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"expected KEY=VALUE, got {item!r}")
-        if value.startswith("@"):
-            module, _, name = value[1:].partition(":")
-            found[key] = getattr(importlib.import_module(module), name)
-            continue
-        try:
-            found[key] = json.loads(value)
-        except ValueError:
-            found[key] = value
-    return found
 
 
 def create_app(adapters: tuple[str, ...] = ADAPTERS, model: str = "yielding", endpoint: dict[str, Any] | None = None,

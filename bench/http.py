@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import socket
@@ -28,7 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 ADAPTERS = ("ours", "upstream")
 WORKLOADS = ("chat", "tool")
@@ -54,11 +55,12 @@ class Tally:
         return statistics.median(self.first_event)
 
 
-def body(workload: str, n: int) -> bytes:
+def body(workload: str, n: int, extra: dict[str, Any] | None = None) -> bytes:
+    """Run ``n``'s RunAgentInput (a new thread), with ``extra`` top-level fields (e.g. ``protocolVersion``)."""
     text = "What is the weather in Paris?" if workload == "tool" else "Tell me something."
     return json.dumps({
         "threadId": f"bench-{workload}-{n}", "runId": f"run-{n}", "state": {}, "tools": [], "context": [],
-        "forwardedProps": {}, "messages": [{"id": f"m-{n}", "role": "user", "content": text}],
+        "forwardedProps": {}, "messages": [{"id": f"m-{n}", "role": "user", "content": text}], **(extra or {}),
     }).encode()
 
 
@@ -160,6 +162,26 @@ def start_server(port: int, args: Sequence[str] = ()) -> subprocess.Popen[bytes]
         time.sleep(0.2)
 
 
+def keywords(items: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` items as keyword arguments: VALUE as JSON, ``@module:name`` an imported object, or else
+    the string itself (``coalesce_seconds=0``, ``settings=@mymodule:SETTINGS``, ``name=x``; a string that
+    reads as JSON needs its quotes: ``protocolVersion='"1.0"'``)."""
+    found: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"expected KEY=VALUE, got {item!r}")
+        if value.startswith("@"):
+            module, _, name = value[1:].partition(":")
+            found[key] = getattr(importlib.import_module(module), name)
+            continue
+        try:
+            found[key] = json.loads(value)
+        except ValueError:
+            found[key] = value
+    return found
+
+
 def server_options(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], list[str]]:
     """Add our server's settings to a load generator's ``parser``; the returned function turns the parsed
     options into the ``bench.apps`` arguments that carry them (see ``bench.apps.keywords``)."""
@@ -169,6 +191,9 @@ def server_options(parser: argparse.ArgumentParser) -> Callable[[argparse.Namesp
                         help="a keyword of our add_strands_fastapi_endpoint: JSON, @module:name, or a string")
     parser.add_argument("--agent", action="append", default=[], metavar="KEY=VALUE",
                         help="a keyword of our StrandsAgent (the same forms)")
+    parser.add_argument("--body", action="append", default=[], metavar="KEY=VALUE",
+                        help="a top-level field added to every request body (open loop and profile), e.g. "
+                             "protocolVersion='\"1.0\"' (the same forms)")
 
     def arguments(opts: argparse.Namespace) -> list[str]:
         items = [] if opts.coalesce is None else [f"coalesce_seconds={opts.coalesce}"]

@@ -26,13 +26,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
 import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-from bench.http import ADAPTERS, body, free_port, read_run, request, server_cpu, server_options, start_server
+from bench.http import ADAPTERS, body, free_port, keywords, read_run, request, server_cpu, server_options, start_server
 
 SERVERS = (*ADAPTERS, "floor")
 Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -44,6 +48,7 @@ class Load:
 
     offered: int = 0
     failed: int = 0
+    errors: Counter[str] = field(default_factory=Counter)  # why runs failed
     cpu: float = 0.0  # server CPU seconds over the window
     client_cpu: float = 0.0
     chunks: int = 0  # the server's writes (body chunks)
@@ -73,6 +78,7 @@ class Target:
     port: int
     pid: int
     path: str
+    extra: dict[str, Any] = field(default_factory=dict)  # top-level fields added to every body (--body)
     idle: list[Connection] = field(default_factory=list)
 
 
@@ -102,7 +108,7 @@ async def offer(target: Target, workload: str, rate: float, seconds: float, numb
         scheduled = start + i / rate
         if (wait := scheduled - time.perf_counter()) > 0:
             await asyncio.sleep(wait)
-        payload = request(target.path, body(workload, next(numbers)))
+        payload = request(target.path, body(workload, next(numbers), target.extra))
         runs.append(asyncio.create_task(_one(target, payload, scheduled, load, timeout)))
     await asyncio.gather(*runs)
     load.cpu = server_cpu(target.pid) - cpu
@@ -123,8 +129,8 @@ async def measure(targets: dict[str, Target], workload: str, rates: list[float],
     for r, rate in enumerate(rates):
         for name in list(targets) if r % 2 == 0 else list(targets)[::-1]:
             loads[rate, name] = await offer(targets[name], workload, rate, seconds, numbers, timeout)
-            print(f"  {rate:g}/s {name}: {loads[rate, name].done}/{loads[rate, name].offered} runs",
-                  file=sys.stderr)
+            load = loads[rate, name]
+            print(f"  {rate:g}/s {name}: {load.done}/{load.offered} runs {dict(load.errors) or ''}", file=sys.stderr)
     return loads
 
 
@@ -150,6 +156,38 @@ def report(loads: dict[tuple[float, str], Load], workload: str) -> str:
     return "\n".join(lines)
 
 
+TARGETS = ((100.0, "cpu", 1.15), (150.0, "run p99", 1.25))
+"""Issue 21's targets, ours against the floor of the same bench: (rate, measure, at most this ratio)."""
+
+
+def _ratio(load: Load, floor: Load, measure: str) -> float:
+    if measure == "cpu":
+        return load.per_run(load.cpu) / floor.per_run(floor.cpu)
+    return pct(load.run, 0.99) / pct(floor.run, 0.99) if load.done == load.offered else float("inf")
+
+
+def verdicts(loads: dict[tuple[float, str], Load]) -> list[str]:
+    """One line per target whose rate was measured with ours and the floor (a run that failed: not met)."""
+    lines = []
+    for rate, measure, limit in TARGETS:
+        if (rate, "ours") in loads and (rate, "floor") in loads:
+            ratio = _ratio(loads[rate, "ours"], loads[rate, "floor"], measure)
+            verdict = "met" if ratio <= limit else "NOT met"
+            lines.append(f"target: ours' {measure} at {rate:g} runs/s {ratio:.2f}x the floor's (<= {limit}x): "
+                         f"{verdict}")
+    return lines
+
+
+def summary(loads: dict[tuple[float, str], Load]) -> list[dict[str, Any]]:
+    """The table as data (``--json``): one record per rate and server, seconds."""
+    return [{"rate": rate, "server": name, "offered": load.offered, "done": load.done, "failed": load.failed,
+             "errors": dict(load.errors), "cpu_per_run": load.per_run(load.cpu),
+             "client_cpu_per_run": load.per_run(load.client_cpu), "writes_per_run": load.chunks / max(load.done, 1),
+             **{f"{key}_p{q}": pct(values, q / 100) for key, values in
+                (("ttfe", load.ttfe), ("words", load.words), ("run", load.run), ("lag", load.lag)) for q in (50, 99)}}
+            for (rate, name), load in loads.items()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rates", default="50,100,150", help="arrival rates, runs/s, comma-separated")
@@ -157,6 +195,7 @@ def main() -> None:
     parser.add_argument("--servers", default=",".join(SERVERS), help=f"a subset of {','.join(SERVERS)}")
     parser.add_argument("--workload", choices=("chat", "tool"), default="chat")
     parser.add_argument("--timeout", type=float, default=60, help="a run still unfinished after this has failed")
+    parser.add_argument("--json", type=Path, help="also write the results here, with the machine's load")
     server_args = server_options(parser)
     opts = parser.parse_args()
     started: list[subprocess.Popen[bytes]] = []
@@ -165,7 +204,7 @@ def main() -> None:
         for name in opts.servers.split(","):
             port = free_port()
             started.append(start_server(port, [*server_args(opts), "--adapter", name, "--model", "paced"]))
-            targets[name] = Target(port, started[-1].pid, f"/{name}/{opts.workload}")
+            targets[name] = Target(port, started[-1].pid, f"/{name}/{opts.workload}", keywords(opts.body))
         load = os.getloadavg()
         rates = [float(rate) for rate in opts.rates.split(",")]
         loads = asyncio.run(measure(targets, opts.workload, rates, opts.seconds, opts.timeout))
@@ -174,8 +213,14 @@ def main() -> None:
             server.terminate()
             server.wait(10)
     print(report(loads, opts.workload))
+    print("\n".join(verdicts(loads)))
+    end = os.getloadavg()
     print(f"machine: {os.cpu_count()} CPUs, load average (1, 5, 15 min) {load[0]:.1f} {load[1]:.1f} "
-          f"{load[2]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+          f"{load[2]:.1f} at the start, {end[0]:.1f} at the end")
+    machine = {"cpus": os.cpu_count(), "load_start": load, "load_end": end}
+    if opts.json:
+        opts.json.write_text(json.dumps({"machine": machine, "workload": opts.workload, "results": summary(loads)},
+                                        indent=1))
 
 
 if __name__ == "__main__":

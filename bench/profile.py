@@ -22,8 +22,9 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-from bench.http import free_port, server_options, start_server
+from bench.http import free_port, keywords, server_options, start_server
 from bench.openloop import SERVERS, Target, offer
 
 RULES: tuple[tuple[str, str, str], ...] = (
@@ -36,6 +37,7 @@ RULES: tuple[tuple[str, str, str], ...] = (
     ("AG-UI events: pydantic models, dump, encoding", "any",
      r"^(encode_event|sse_frame|EventEncoder\.\w+) |ag_ui/(core|encoder)/"),
     ("pacing yields (yield_to_loop)", "any", r"^yield_to_loop "),
+    ("version gating (server/versions.py)", "any", r"strands_agui/server/versions\.py"),
     ("logging / OpenTelemetry", "leaf", r"logging/|traceback\.py|linecache\.py|opentelemetry/"),
     ("pydantic (other)", "leaf", r"pydantic/"),
     ("the scripted, paced model", "leaf",
@@ -98,11 +100,13 @@ async def _profile(target: Target, rate: float, seconds: float, hz: int, out: Pa
     await asyncio.sleep(0.5)  # py-spy attached
     load = await offer(target, "chat", rate, seconds, numbers)
     await spy.wait()
+    if load.failed:
+        print(f"  {target.path}: {load.failed} runs failed: {dict(load.errors)}", file=sys.stderr)
     return load.done, load.cpu
 
 
-def profile(name: str, server_args: list[str], rate: float, seconds: float, hz: int,
-            raw: Path) -> dict[str, float]:
+def profile(name: str, server_args: list[str], rate: float, seconds: float, hz: int, raw: Path,
+            extra: dict[str, Any]) -> dict[str, float]:
     """Milliseconds of CPU per run of each row for one server (its raw stacks kept in ``raw/name.txt``).
 
     py-spy counts a thread that is runnable but waiting for a core as busy, so on a loaded machine its
@@ -112,7 +116,7 @@ def profile(name: str, server_args: list[str], rate: float, seconds: float, hz: 
     server = start_server(port, [*server_args, "--adapter", name, "--model", "paced"])
     try:
         out = raw / f"{name}.txt"
-        runs, cpu = asyncio.run(_profile(Target(port, server.pid, f"/{name}/chat"), rate, seconds, hz, out))
+        runs, cpu = asyncio.run(_profile(Target(port, server.pid, f"/{name}/chat", extra), rate, seconds, hz, out))
         rows = tally(out.read_text())
     finally:
         server.terminate()
@@ -151,7 +155,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         raw = opts.raw or Path(tmp)
         raw.mkdir(parents=True, exist_ok=True)
-        profiles = {name: profile(name, server_args(opts), opts.rate, opts.seconds, opts.hz, raw)
+        profiles = {name: profile(name, server_args(opts), opts.rate, opts.seconds, opts.hz, raw, keywords(opts.body))
                     for name in opts.servers.split(",")}
     print(report(profiles))
 

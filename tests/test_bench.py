@@ -11,9 +11,9 @@ import time
 import httpx
 import pytest
 
-from bench.apps import ANSWER, FIRST_CHUNK_SECONDS, create_app, keywords
-from bench.http import free_port, start_server
-from bench.openloop import Target, offer, pct
+from bench.apps import ANSWER, FIRST_CHUNK_SECONDS, create_app
+from bench.http import free_port, keywords, start_server
+from bench.openloop import Load, Target, offer, pct, verdicts
 from bench.profile import WAITING, classify, tally
 from strands_agui.server.streaming import COALESCE_SECONDS
 
@@ -78,3 +78,15 @@ def test_profile_rows_take_the_phase_on_the_stack_else_the_innermost_component()
         "EpollSelector.select (selectors.py:468) 7\n"
     assert WAITING.match("EpollSelector.select (selectors.py:468)")
     assert tally(raw) == {"building the run's agent": 3, "our translator + machine (core/, transitions)": 2}
+
+
+def test_the_targets_compare_ours_to_the_floor_of_the_same_bench() -> None:
+    floor = Load(offered=2, cpu=0.020, run=[0.7, 0.8])
+    lean = Load(offered=2, cpu=0.022, run=[0.8, 0.9])  # 1.10x the floor's CPU, run p99 1.125x
+    heavy = Load(offered=2, failed=1, cpu=0.030, run=[0.7])  # a failed run never meets the latency target
+    loads = {(100.0, "ours"): lean, (100.0, "floor"): floor, (150.0, "ours"): heavy, (150.0, "floor"): floor}
+    assert verdicts(loads) == [
+        "target: ours' cpu at 100 runs/s 1.10x the floor's (<= 1.15x): met",
+        "target: ours' run p99 at 150 runs/s infx the floor's (<= 1.25x): NOT met",
+    ]
+    assert verdicts({(50.0, "ours"): lean}) == []

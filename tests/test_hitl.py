@@ -14,7 +14,7 @@ import pytest
 from ag_ui.core import RunAgentInput
 
 from strands_agui import StrandsAgent, read_log, replay_to_list
-from strands_agui.core.interrupt_map import APPROVAL_SCHEMA
+from strands_agui.runtime.approval import approval_schema
 from strands_agui.runtime.runlog import Recorder
 from strands_agui.runtime.sessions import FileSessions
 from strands_agui.tooling.testing import assert_matches_golden, dump_events, normalize_ids
@@ -117,7 +117,7 @@ def test_an_approval_interrupt_names_the_call_its_question_and_the_answer_shape(
     assert interrupt["reason"] == "tool_approval"
     assert interrupt["message"] == 'Allow book_flight to run with {"city": "Lisbon"}?'
     assert interrupt["toolCallId"] == book_call
-    assert interrupt["responseSchema"] == APPROVAL_SCHEMA
+    assert interrupt["responseSchema"] == approval_schema(hitl_scenarios.book_flight.tool_spec["inputSchema"]["json"])
     assert interrupt["metadata"]["reason"]["tool"] == "book_flight"
 
 

@@ -22,7 +22,7 @@ from strands.hooks import BeforeNodeCallEvent
 from strands.multiagent import GraphBuilder
 
 from strands_agui import StrandsAgent, read_log, replay_to_list
-from strands_agui.core.interrupt_map import APPROVAL_SCHEMA
+from strands_agui.runtime.approval import approval_schema
 from strands_agui.runtime.runlog import Recorder
 from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions, default_store
 from strands_agui.server.endpoint import create_strands_app
@@ -171,7 +171,8 @@ async def test_in_steps_mode_the_node_pause_and_resume_are_steps(name: str, tmp_
 async def test_a_node_tool_gated_by_interrupt_on_call_runs_only_once_approved(tmp_path: Path) -> None:
     adapter, events, held, _ = await paused(tmp_path)
     (interrupt,) = events[-1]["outcome"]["interrupts"]
-    assert interrupt["reason"] == "tool_approval" and interrupt["responseSchema"] == APPROVAL_SCHEMA
+    assert interrupt["reason"] == "tool_approval" and interrupt["responseSchema"] == approval_schema(
+        hitl_scenarios.book_flight.tool_spec["inputSchema"]["json"])
     assert hitl_scenarios.EXECUTIONS == []
     done = await run(adapter, resume_input(held, approve([interrupt])))
     assert code(done) is None and hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"]

@@ -27,6 +27,7 @@ PROMPTS = {
     "/agentic_generative_ui": "plan a trip: book flights, pack, and then fly",
     "/human_in_the_loop": "book me a flight to Porto",
     "/multi_agent": "what do we know about the billing service?",
+    "/a2ui_generative_ui": "show me a checklist for a trip: passport, tickets and charger",
 }
 
 

@@ -27,11 +27,13 @@ from tests.test_http_oracles import PROMPTS, run_input
 
 
 def test_a_declaration_chooses_the_stream(caplog: pytest.LogCaptureFixture) -> None:
-    assert [speaks_legacy(v) for v in (None, "0.0.59", "0.9", "1.0")] == [True, True, True, False]
+    assert [speaks_legacy(v) for v in (None, "0.0.59", "0.9", "1.0", "1.0.0")] == [True, True, True, False, False]
     with caplog.at_level(logging.WARNING, logger="strands_agui.server.versions"):
         assert not speaks_legacy("1.1") and not speaks_legacy("one")  # newer / unreadable: proceed, warn
+        assert not speaks_legacy("9" * 5000)  # too long to read: never a crash
     assert [r.getMessage().split(";")[0] for r in caplog.records] == [
-        "the client declared AG-UI protocol version '1.1'", "the client declared AG-UI protocol version 'one'"]
+        "the client declared AG-UI protocol version '1.1'", "the client declared AG-UI protocol version 'one'",
+        f"the client declared AG-UI protocol version '{'9' * 40}'"]
 
 
 def test_what_a_legacy_client_gets_for_each_1_0_field() -> None:
@@ -135,15 +137,16 @@ def live_client(url: str, entry: dict[str, Any], client: str, encoding: tuple[st
 
 def held(report: dict[str, Any], *, proto: bool) -> Any:
     """What a client holds that both generations can express: its messages (a tool message's content parts as
-    0.0.x's text; over protobuf, 0.0.59 has no TOOL_CALL_RESULT or REASONING_* message, so no tool or reasoning
-    messages), state, outcome (0.0.x has no ``cancelled``), interrupts, run error and result; ids as relations."""
+    0.0.x's text; over protobuf, 0.0.59 has no TOOL_CALL_RESULT, REASONING_* or ACTIVITY_* message, so no tool,
+    reasoning or activity messages), state, outcome (0.0.x has no ``cancelled``), interrupts, run error and
+    result; ids as relations."""
     report = copy.deepcopy(report)
     runs = [report, *([report["followup"]] if report.get("followup") else [])]
     for run in runs:
         for interrupt in run.get("interrupts") or ():
             interrupt["expiresAt"] = "expiresAt" in interrupt
     messages = [_legacy_message(m) for m in report["messages"]
-                if not (proto and m["role"] in ("tool", "reasoning"))]
+                if not (proto and m["role"] in ("tool", "reasoning", "activity"))]
     outcomes = [{"outcome": "success" if run.get("outcome") == "cancelled" else run.get("outcome"),
                  **{key: run.get(key) for key in ("run_error", "interrupts", "run_result")}} for run in runs]
     held = [*outcomes, {"messages": messages, "state": report["state"]}]

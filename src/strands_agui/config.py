@@ -43,6 +43,11 @@ InvocationStateProvider: TypeAlias = Callable[[Any, RunAgentInput],
 context for one request, passed to Strands as ``invocation_state``. ``request`` is the FastAPI ``Request``
 when the run comes through the endpoint, else None."""
 
+TemplateToolsProvider: TypeAlias = Callable[..., Any]
+"""``(request, input_data) -> names | None`` (sync or async; upstream's one-parameter ``(input_data)`` works
+too): the agent's tools one run may use, as names or tool objects; None leaves them all
+(``runtime/tool_selection.py``)."""
+
 
 @dataclass(frozen=True)
 class CancelContext:
@@ -98,6 +103,8 @@ class StrandsAgentConfig:
     tool_behaviors: Mapping[str, ToolBehavior] = field(default_factory=dict)
     state_context_builder: StateContextBuilder | None = None
     invocation_state_provider: InvocationStateProvider | None = None
+    template_tools_provider: TemplateToolsProvider | None = None
+    """Narrows the agent's tools for one run (upstream ``ag_ui_strands``' name): see ``TemplateToolsProvider``."""
     limits: Mapping[str, int] | None = None
     """Strands' per-invocation budget (``{"turns": N, "output_tokens": N, "total_tokens": N}``)."""
     raw_events: bool = False

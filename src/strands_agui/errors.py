@@ -39,6 +39,8 @@ ERROR_CODES: dict[str, str] = {
     "cancelled (its stored events end with this).",
     "INVOCATION_STATE_ERROR": "The invocation_state_provider raised, or returned something other than a dict "
     "or None; Strands was not called.",
+    "TOOL_SELECTION_ERROR": "The template_tools_provider raised, or returned something other than None or a list "
+    "of tool names (a bare string, a mapping); Strands was not called.",
 }
 
 _BY_CLASS_NAME: dict[str, str] = {

@@ -5,6 +5,7 @@
 - ``shared_state``: a recipe both the user and the agent edit, synchronised through AG-UI state
 - ``agentic_generative_ui``: a plan predicted from tool arguments, then progressed with state deltas
 - ``human_in_the_loop``: a backend tool (``book_flight``) that runs only after the user approves it
+- ``a2ui_generative_ui``: an A2UI surface designed by a subagent (``generate_a2ui``), painted while it streams
 
 Run one alone (``python -m strands_agui.examples.agentic_chat``) or all of them behind one server with a browser page
 (``python -m strands_agui.examples.server``). Without ``STRANDS_AGUI_MODEL`` they use a scripted model: no key, no

@@ -2,10 +2,11 @@
 
 ``book_flight`` is gated by ``ToolBehavior(interrupt_on_call=True)``. The run that calls it ends with
 RUN_FINISHED ``outcome: {type: "interrupt"}``: one interrupt whose ``message`` asks the question and whose
-``responseSchema`` is ``{approved: boolean, reason?: string}``. The next request on the same thread carries
-``resume: [{interruptId, status: "resolved", payload: {approved: true}}]``: the parked Strands run goes on, the
-flight is booked and the model confirms. ``{approved: false}`` (or ``status: "cancelled"``) cancels the call;
-the model reads why and answers without booking.
+``responseSchema`` is ``{approved: boolean, reason?: string, arguments?: <book_flight's input schema>}``. The next
+request on the same thread carries ``resume: [{interruptId, status: "resolved", payload: {approved: true}}]``: the
+parked Strands run goes on, the flight is booked and the model confirms; ``{approved: true, arguments: {city:
+"Porto"}}`` books Porto instead, and the client's history shows that call. ``{approved: false}`` (or ``status:
+"cancelled"``) cancels the call; the model reads why and answers without booking.
 
 Scripted scenario (no ``STRANDS_AGUI_MODEL``):
 

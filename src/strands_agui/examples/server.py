@@ -1,7 +1,7 @@
 """All the examples behind one FastAPI app, with the browser console at ``GET /``.
 
 - ``POST /agentic_chat``, ``/backend_tool_rendering``, ``/shared_state``, ``/agentic_generative_ui``,
-  ``/human_in_the_loop``, ``/multi_agent``: the AG-UI endpoints (RunAgentInput in, SSE out)
+  ``/human_in_the_loop``, ``/multi_agent``, ``/a2ui_generative_ui``: the AG-UI endpoints (RunAgentInput in, SSE out)
 - ``GET /examples``: what the page needs to drive them, a list of
   ``{"path", "name", "description", "frontendTools", "initialState", "prompts"}`` (``frontendTools`` are the AG-UI
   ``Tool`` objects the page declares in ``RunAgentInput.tools`` and runs itself; ``prompts`` are what the page
@@ -24,6 +24,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from strands_agui.examples import (
+    a2ui_generative_ui,
     agentic_chat,
     agentic_generative_ui,
     backend_tool_rendering,
@@ -36,7 +37,7 @@ from strands_agui.server.console import mount_console
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 
 EXAMPLES: tuple[ModuleType, ...] = (agentic_chat, backend_tool_rendering, shared_state, agentic_generative_ui,
-                                    human_in_the_loop, multi_agent)
+                                    human_in_the_loop, multi_agent, a2ui_generative_ui)
 
 
 def example_entry(module: ModuleType) -> dict[str, Any]:

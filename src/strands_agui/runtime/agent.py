@@ -27,6 +27,7 @@ from ..core.opening import RunOpening
 from ..core.translator import HookCall, Item, Translator, hook_failed, new_id
 from ..errors import RunFailure, RunRefused, adapter_failure, strands_failure
 from .agents import AgentSource
+from .approval import with_edited_arguments
 from .conversation import conversation
 from .hooks import run_hook
 from .invocation import invocation_state as resolve_invocation_state
@@ -35,6 +36,7 @@ from .model_info import model_info, subagent_models
 from .pause import ThreadPause
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
 from .sessions import SessionStore, default_store
+from .tool_selection import tool_selection
 
 logger = logging.getLogger(__name__)
 
@@ -95,8 +97,9 @@ class StrandsAgent:
         refused: RunRefused | None = None
         try:
             state = await resolve_invocation_state(self.config, request, input_data, invocation_state)
+            tools = await tool_selection(self.config, request, input_data)
         except RunRefused as exc:
-            refused, state = exc, {}
+            refused, state, tools = exc, {}, None
 
         with ExitStack() as stack:  # holds a paused thread for the whole run
             pause = ThreadPause(self.sessions or default_store(), input_data, stack)
@@ -104,7 +107,7 @@ class StrandsAgent:
             def live(prompt: Prompt) -> tuple[Source, Stop, RunFacts]:
                 if refused is not None:
                     raise refused
-                agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt)
+                agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt, tools)
                 if agent is None:
                     return _nothing(), None, NO_FACTS
                 facts = RunFacts.from_record({"model": model_info(getattr(agent, "model", None)),
@@ -138,6 +141,7 @@ class StrandsAgent:
                    cancel: threading.Event | None = None) -> AsyncIterator[BaseEvent]:
         """RUN_STARTED first (before the agent is built), then the run's translator from the facts the opener
         learnt building the agent; an opener that fails ends the run with RUN_ERROR."""
+        input_data = with_edited_arguments(input_data, self.strands_agent)  # history shows what runs
         opening = self.opening(input_data, on_move)
         for event in opening.start():
             yield event

@@ -33,6 +33,7 @@ from .approval import install_approval
 from .conversation import conversation
 from .multiagent import paused_history, task_of
 from .sessions import SessionStore, attach
+from .tool_selection import narrow_tools
 
 
 @contextmanager
@@ -55,11 +56,14 @@ class ThreadPause:
         self.runner: Agent | MultiAgentBase | None = None
         self.resuming = bool(input_data.resume)
         self.resumed_nodes: dict[str, list[str]] = {}  # Swarm/Graph node id -> the parked calls it continues
+        self.tools: set[str] | None = None  # the names the run may use (runtime/tool_selection.py)
 
-    def open(self, source: AgentSource, config: StrandsAgentConfig,
-             prompt: Any) -> tuple[Agent | MultiAgentBase | None, Any]:
+    def open(self, source: AgentSource, config: StrandsAgentConfig, prompt: Any,
+             tools: set[str] | None = None) -> tuple[Agent | MultiAgentBase | None, Any]:
         """The run's Strands agent (or Swarm/Graph) and what to stream it with (no agent: a resume that only
-        cancels what is no longer waited for, so the run has nothing to do); raises :class:`RunRefused`."""
+        cancels what is no longer waited for, so the run has nothing to do); raises :class:`RunRefused`.
+        ``tools``: the names the run may use (``tool_selection``; None: all)."""
+        self.tools = tools
         if self.resuming:
             with store_errors():
                 return self._resume(source, config)
@@ -68,6 +72,7 @@ class ThreadPause:
                 with self.store.hold(self.thread):
                     self.store.remove(self.thread)
         runner = self.runner = build_run_agent(source, self.input, conversation(self.input).history)
+        narrow_tools(runner, self.tools, self.input)
         install_approval(runner, config)
         if isinstance(runner, MultiAgentBase):
             return runner, task_of(prompt, "Hello")
@@ -91,6 +96,7 @@ class ThreadPause:
         # a Swarm/Graph template's node copies start from the conversation the paused run started from
         history = paused_history(self.input) if isinstance(source, MultiAgentBase) else None
         runner = build_run_agent(source, self.input, history)
+        narrow_tools(runner, self.tools, self.input)
         install_approval(runner, config)
         attach(runner, self.store.session_manager(self.thread))
         state = interrupt_state(runner)

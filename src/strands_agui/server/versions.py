@@ -10,8 +10,9 @@ The run always yields AG-UI 1.0 events (``StrandsAgent.run``). What goes on the 
   nothing): a stream ``@ag-ui/core`` 0.0.59's schemas and ``verifyEvents`` accept. Each event is rewritten on
   its own (:func:`legacy_event`), from 0.0.59's real schemas; ``docs/protocol-versions.md`` is the table.
 
-:func:`framing_for` is the only entry point: the endpoint wraps the framing it negotiated (SSE or protobuf)
-once per request, so the rewrite happens just before an event becomes bytes and never in the handlers.
+:func:`framing_for` is the entry point: the endpoint wraps the framing it negotiated (SSE or protobuf) once per
+request, so the rewrite happens just before an event becomes bytes and never in the handlers (a resumable run,
+which stores what it sends, takes the same rewrite from :func:`rewrite_for`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .streaming import PROTO, Framing
 
 logger = logging.getLogger(__name__)
 
-_NUMERIC = re.compile(r"\d+(\.\d+)*")
+_NUMERIC = re.compile(r"\d{1,9}(\.\d{1,9}){0,7}")  # longer is unreadable (treated as newer), never a crash
 LEGACY_PROTO_CUSTOM = frozenset({
     EventType.TOOL_CALL_RESULT, EventType.ACTIVITY_SNAPSHOT, EventType.ACTIVITY_DELTA,
     EventType.REASONING_START, EventType.REASONING_MESSAGE_START, EventType.REASONING_MESSAGE_CONTENT,
@@ -50,7 +51,9 @@ the frame, so a 0.0.x client reading protobuf gets each as a CUSTOM event named 
 
 
 def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split("."))
+    """``"1.0"``, ``"1.0.0"`` -> ``(1, 0, 0)``: padded, so a longer spelling of the same version is equal."""
+    parts = [int(part) for part in text.split(".")]
+    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def speaks_legacy(declared: str | None) -> bool:
@@ -63,7 +66,7 @@ def speaks_legacy(declared: str | None) -> bool:
         return True
     if not _NUMERIC.fullmatch(declared) or _version(declared) > _version(PROTOCOL_VERSION):
         logger.warning("the client declared AG-UI protocol version %r; this server speaks %s: proceeding",
-                       declared, PROTOCOL_VERSION)
+                       declared[:40], PROTOCOL_VERSION)
     return False
 
 

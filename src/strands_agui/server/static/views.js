@@ -172,6 +172,23 @@ function answerLabel(answer) {
   return "Answered";
 }
 
+// An approval whose responseSchema has `arguments` (runtime/approval.py): the call's arguments, editable; the
+// answer carries them only when they were changed (editedArguments: false, nothing sent, when not JSON).
+function argumentsField(schema, call) {
+  if (!schema.properties.arguments || !call) return null;
+  return el("textarea", { class: "interrupt-json", rows: "3", "data-testid": "approval-arguments",
+    "aria-label": "Arguments (JSON)" }, pretty(call.function.arguments || "{}"));
+}
+
+function editedArguments(field, call, payload) {
+  let edited;
+  try { edited = JSON.parse(field.value || "{}"); }
+  catch (err) { field.setCustomValidity(err.message); field.reportValidity(); return false; }
+  field.setCustomValidity("");
+  if (JSON.stringify(edited) !== JSON.stringify(JSON.parse(call.function.arguments || "{}"))) payload.arguments = edited;
+  return true;
+}
+
 function interruptCard(intr, notice, ctx) {
   const card = el("div", { class: "interrupt", "data-testid": "interrupt-card", "data-interrupt-id": intr.id });
   card.append(el("div", { class: "interrupt-message", "data-testid": "interrupt-message" }, intr.message || intr.reason));
@@ -182,15 +199,18 @@ function interruptCard(intr, notice, ctx) {
   const actions = el("div", { class: "interrupt-actions" });
   if (schemaAsksApproval(schema)) {
     const reason = schema.properties.reason ? el("input", { class: "interrupt-reason", placeholder: "Reason (optional)", "aria-label": "Reason" }) : null;
+    const args = argumentsField(schema, call);
     const answer = (approved) => {
       const payload = { approved };
       if (reason?.value.trim()) payload.reason = reason.value.trim();
+      if (approved && args && !editedArguments(args, call, payload)) return;
       ctx.onAnswer(notice, intr, { status: "resolved", payload });
     };
     const approve = el("button", { type: "button", class: "primary", "data-testid": "approve" }, "Approve");
     const reject = el("button", { type: "button", class: "danger", "data-testid": "reject" }, "Reject");
     approve.addEventListener("click", () => answer(true));
     reject.addEventListener("click", () => answer(false));
+    if (args) actions.append(args);
     if (reason) actions.append(reason);
     actions.append(approve, reject);
   } else {

@@ -1,0 +1,96 @@
+"""A2UI generative UI: the agent designs a UI surface that the page paints while it is written.
+
+The agent has ``generate_a2ui`` (``strands_agui.tooling.a2ui``, on upstream's ``ag-ui-a2ui-toolkit``). The
+tool runs a designer agent whose ``render_a2ui`` call streams as a subagent's TOOL_CALL_ARGS, so
+``@ag-ui/a2ui-middleware`` (CopilotKit's runtime applies it) paints the surface progressively: the components
+as soon as their array closes, then the list's items one by one. The call's result is the operations envelope
+``{"a2ui_operations": [createSurface, updateComponents, updateDataModel]}``.
+
+Scripted scenario (no ``STRANDS_AGUI_MODEL``):
+- the planner: a user message -> a sentence, then ``generate_a2ui({"intent": "create"})``; after the result ->
+  "Here it is: <title>, drawn above."
+- the designer: ``render_a2ui`` of a card (surface ``checklist``) titled after the words, with a list bound to
+  ``/items`` and one item per part the words list ("a, b and c"; else three generic items); after it -> "Done."
+
+Run: ``python -m strands_agui.examples.a2ui_generative_ui`` (port from ``PORT``, default 8000).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from strands import Agent
+from strands.types.content import Messages
+
+from strands_agui import StrandsAgent
+from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
+from strands_agui.server.endpoint import create_strands_app
+from strands_agui.tooling.a2ui import a2ui_tool
+from strands_agui.tooling.models import model_from_env
+from strands_agui.tooling.scripted import Text, Turn
+
+NAME = "a2ui_generative_ui"
+DESCRIPTION = "A UI surface (A2UI) designed by a subagent and painted while its render call streams."
+FRONTEND_TOOLS: list[Any] = []
+SURFACE_ID = "checklist"
+SYSTEM_PROMPT = (
+    "You are an assistant that answers with UI. When the user asks for something visual (a card, a list, a "
+    "form, a dashboard), say so in one sentence and call generate_a2ui; then say where it is in one sentence."
+)
+_PARTS = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
+_REQUEST = re.compile(r"^(?:please\s+)?(?:show|make|draw|render|build|give)(?:\s+me)?\s+(?:a\s+|an\s+)?", re.I)
+
+
+def checklist(words: str) -> tuple[str, list[str]]:
+    """A title and the items for ``words``: "checklist for a trip: passport, tickets and charger"."""
+    head, _, tail = words.partition(":")
+    parts = [p.strip(" .") for p in _PARTS.split(tail) if p.strip(" .")] if tail else []
+    title = snippet(_REQUEST.sub("", head).strip(" .") or "Checklist", 40)
+    return title[:1].upper() + title[1:], parts or ["First step", "Second step", "Third step"]
+
+
+def surface(words: str) -> dict[str, Any]:
+    """The designer's ``render_a2ui`` arguments: a card with a title and a list bound to ``/items``."""
+    title, items = checklist(words)
+    components = [
+        {"id": "root", "component": "Card", "child": "body"},
+        {"id": "body", "component": "Column", "children": ["title", "list"]},
+        {"id": "title", "component": "Text", "text": title, "variant": "h2"},
+        {"id": "list", "component": "List", "children": {"componentId": "item", "path": "/items"}},
+        {"id": "item", "component": "Text", "text": {"path": "name"}},
+    ]
+    return {"surfaceId": SURFACE_ID, "components": components, "data": {"items": [{"name": i} for i in items]}}
+
+
+def designer_turn(messages: Messages) -> Turn:
+    if tool_outcomes(messages):
+        return [Text("Done.")]
+    return [call("render_a2ui", surface(user_text(messages)))]
+
+
+def planner_turn(messages: Messages) -> Turn:
+    outcomes = [o for o in tool_outcomes(messages) if o.name == "generate_a2ui"]
+    if outcomes:
+        title = checklist(user_text(messages))[0]
+        failed = isinstance(outcomes[-1].data, Mapping) and "error" in outcomes[-1].data
+        return [Text("I could not draw it." if failed else f"Here it is: {title}, drawn above.")]
+    return [Text("Let me design that for you."), call("generate_a2ui", {"intent": "create"})]
+
+
+def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
+    """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the models (one for both roles)."""
+    env = os.environ if env is None else env
+    strands_agent = Agent(model=model_from_env(planner_turn, env=env),
+                          tools=[a2ui_tool(model_from_env(designer_turn, env=env))],
+                          system_prompt=SYSTEM_PROMPT, callback_handler=None)
+    return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
+
+
+agent = build_agent()
+app = create_strands_app(agent)
+
+if __name__ == "__main__":
+    serve(app)

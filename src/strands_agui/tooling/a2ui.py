@@ -1,0 +1,125 @@
+"""A2UI generative UI: the ``generate_a2ui`` tool, built as upstream's adapters build it on ``ag-ui-a2ui-toolkit``.
+
+The agent (the planner) calls ``generate_a2ui(intent, target_surface_id?, changes?)``. The tool runs a second
+Strands agent (the designer) whose one tool is the toolkit's inner ``render_a2ui``, prompted by the toolkit
+(``prepare_a2ui_request``: the component catalog ``@ag-ui/a2ui-middleware`` puts in ``RunAgentInput.context``,
+the prior surface for an update). The designer's events are yielded from the tool, so the adapter streams it
+as a subagent of the call (``SUBAGENT_STARTED {parentToolCallId}``): its ``render_a2ui`` call reaches the client
+as ``TOOL_CALL_START`` / ``TOOL_CALL_ARGS`` while the model writes it, which the middleware parses to paint the
+surface progressively. The tool's result is the toolkit's envelope, ``{"a2ui_operations": [...]}``
+(``build_a2ui_envelope``), which the middleware also reads from ``TOOL_CALL_RESULT``; a request it cannot
+serve (an update of a surface never rendered, a designer that drew nothing) is ``{"error": "..."}``.
+
+    from strands_agui.tooling.a2ui import a2ui_tool
+    agent = Agent(model=planner_model, tools=[a2ui_tool(designer_model)])
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from ag_ui_a2ui_toolkit import (
+    RENDER_A2UI_TOOL_DEF,
+    A2UIGuidelines,
+    A2UIToolParams,
+    build_a2ui_envelope,
+    prepare_a2ui_request,
+    resolve_a2ui_tool_params,
+    split_a2ui_schema_context,
+    wrap_error_envelope,
+)
+from strands import Agent, tool
+from strands.models import Model
+from strands.types.tools import AgentTool, ToolContext
+
+from strands_agui.core.results import result_text
+from strands_agui.core.state_keys import AGUI_INPUT_KEY
+
+RENDER_SPEC: Mapping[str, Any] = RENDER_A2UI_TOOL_DEF["function"]
+RENDER_TOOL_NAME: str = RENDER_SPEC["name"]
+
+
+@tool(name=RENDER_TOOL_NAME, description=RENDER_SPEC["description"], inputSchema={"json": RENDER_SPEC["parameters"]})
+def render_a2ui(surfaceId: str, components: list[dict[str, Any]], data: dict[str, Any] | None = None) -> str:  # noqa: N803
+    """The designer's one tool: its arguments are the surface (the tool itself only acknowledges them)."""
+    return f"rendered {surfaceId} ({len(components)} components)"
+
+
+def a2ui_tool(model: Model, *, guidelines: A2UIGuidelines | None = None, default_surface_id: str | None = None,
+              default_catalog_id: str | None = None, tool_name: str | None = None,
+              tool_description: str | None = None) -> AgentTool:
+    """The ``generate_a2ui`` tool (named and described as the toolkit advertises it), designing with ``model``."""
+    params = resolve_a2ui_tool_params(A2UIToolParams(
+        model=model, guidelines=guidelines, default_surface_id=default_surface_id,
+        default_catalog_id=default_catalog_id, tool_name=tool_name, tool_description=tool_description))
+
+    @tool(name=params["tool_name"], description=params["tool_description"], context=True)
+    async def generate_a2ui(tool_context: ToolContext, intent: str = "create", target_surface_id: str = "",
+                            changes: str = "") -> AsyncIterator[Any]:
+        """Generate or update an A2UI surface (see the tool description).
+
+        Args:
+            intent: 'create' to render a new surface; 'update' to modify one rendered before.
+            target_surface_id: With intent='update': the surface id of the prior render to modify.
+            changes: With intent='update': the changes to apply, in words.
+        """
+        history = tool_messages(tool_context.agent.messages)
+        prep = prepare_a2ui_request(intent=intent, target_surface_id=target_surface_id or None,
+                                    changes=changes or None, messages=history,
+                                    state=a2ui_state(tool_context.invocation_state), guidelines=params["guidelines"])
+        if "error" in prep:
+            yield wrap_error_envelope(str(prep["error"]))
+            return
+        designer = Agent(model=params["model"], tools=[render_a2ui], system_prompt=prep["prompt"],
+                         callback_handler=None)
+        args: dict[str, Any] = {}
+        async for event in designer.stream_async(request_for(tool_context.agent.messages, changes)):
+            args = render_args(event) or args
+            if "result" not in event:
+                yield event
+        if not args:
+            yield wrap_error_envelope(f"the designer did not call {RENDER_TOOL_NAME}")
+            return
+        yield build_a2ui_envelope(args=args, is_update=bool(prep.get("is_update")),
+                                  target_surface_id=target_surface_id or None, prior=prep.get("prior"),
+                                  default_surface_id=params["default_surface_id"],
+                                  default_catalog_id=params["default_catalog_id"])
+
+    return generate_a2ui  # type: ignore[return-value]
+
+
+def a2ui_state(invocation_state: Mapping[str, Any]) -> dict[str, Any]:
+    """The toolkit's state shape from the run's ``RunAgentInput.context``: the catalog the middleware injected
+    as ``a2ui_schema``, the other entries as ``context``."""
+    run_input = invocation_state.get(AGUI_INPUT_KEY)
+    entries = [c.model_dump() for c in getattr(run_input, "context", None) or []]
+    schema, rest = split_a2ui_schema_context(entries)
+    return {"ag-ui": {"a2ui_schema": schema, "context": rest}}
+
+
+def tool_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The conversation's tool results as ``{"role": "tool", "content": text}`` (what the toolkit walks to
+    find a prior surface)."""
+    return [{"role": "tool", "content": result_text(block["toolResult"].get("content"))}
+            for message in messages for block in message.get("content") or []
+            if isinstance(block.get("toolResult"), Mapping)]
+
+
+def request_for(messages: Sequence[Mapping[str, Any]], changes: str) -> str:
+    """What the designer is asked: the newest user words (and the changes, for an update)."""
+    words = next((b["text"] for m in reversed(messages) if m.get("role") == "user"
+                  for b in m.get("content") or [] if isinstance(b.get("text"), str)), "")
+    return f"{words}\n\nChanges: {changes}" if changes else words or "Render the surface."
+
+
+def render_args(event: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments of the designer's ``render_a2ui`` call, from its assistant message (else None)."""
+    message = event.get("message")
+    if not isinstance(message, Mapping) or message.get("role") != "assistant":
+        return None
+    for block in message.get("content") or []:
+        use = block.get("toolUse")
+        if isinstance(use, Mapping) and use.get("name") == RENDER_TOOL_NAME and isinstance(use.get("input"), Mapping):
+            return dict(use["input"])
+    return None
