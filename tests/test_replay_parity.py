@@ -26,6 +26,7 @@ PROMPTS = {  # a prompt that uses what each example configures (frontend tool, s
     "agentic_generative_ui": "plan a trip: book flights, pack, and then fly",
     "human_in_the_loop": "book me a flight to Oslo",
     "multi_agent": "what do you know about tea?",
+    "a2ui_generative_ui": "a packing checklist: passport, charger and sunscreen",
 }
 INSPECT = {"strandsAgui": {"inspect": True}}
 ID_KEYS = ("id", "runId", "threadId", "parentRunId")
