@@ -94,7 +94,9 @@ def test_an_approval_left_for_a_new_message_is_not_running(page: Any, examples: 
     send(page, "Actually, never mind")
     wait_idle(page)
     expect(page.locator('[data-testid="interrupt-answer"]')).to_have_text("Superseded by a new message")
-    expect(page.locator('[data-tool-name="book_flight"]')).to_have_attribute("data-status", "unanswered")
+    card = page.locator('[data-tool-name="book_flight"]')  # the server's error result for the abandoned call
+    expect(card).to_have_attribute("data-status", "error")
+    expect(card.locator('[data-testid="tool-error"]')).to_have_text("No result was returned for this tool call.")
     expect(page.locator('[data-role="assistant"]').last).to_contain_text("I won't book anything")
     assert RUNNING not in page.locator("#messages").inner_text()
 
