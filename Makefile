@@ -1,7 +1,8 @@
 # strands-agui developer entry points. `make test` is all a fresh clone needs.
 #   make deps      .venv (pip install -e '.[dev]') + npm ci: the official-client oracles (1.0.0, 0.0.59), CopilotKit tests
-#   make tools     system tools (graphviz `dot`, chromium; node/npm if absent) via apt-get when missing
-#   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow)
+#   make tools     system tools (graphviz `dot`, chromium, nginx; node/npm if absent) via apt-get when missing
+#   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow;
+#                  PYTEST_ARGS='-m "not slow"' skips the tests over ~5 s)
 #   make test-frontends  only the CopilotKit-in-a-browser tests (tests/frontends/, part of `make test`)
 #   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
@@ -92,6 +93,7 @@ node-tool:
 
 tools:
 	@command -v dot >/dev/null 2>&1 || { echo ">> installing graphviz (apt)"; $(call apt_install,graphviz); }
+	@test -x /usr/sbin/nginx || command -v nginx >/dev/null 2>&1 || { echo ">> installing nginx (apt)"; $(call apt_install,nginx); }
 	@test -x /usr/bin/chromium || { echo ">> installing chromium (apt)"; $(call apt_install,chromium fonts-liberation); }
 	@fc-list 2>/dev/null | grep -q NotoColorEmoji || { echo ">> installing fonts-noto-color-emoji (apt)"; $(call apt_install,fonts-noto-color-emoji); }
 	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || $(MAKE) node-tool
@@ -128,7 +130,7 @@ $(BENCH_STAMP): pyproject.toml | $(STAMP)
 bench-deps: $(BENCH_STAMP)
 
 # ARGS: the closed loop's knobs; OPEN_ARGS: the open loop's (--rates 50,100,150 --seconds 20); SERVER_ARGS: our
-# server's settings for all parts, e.g. SERVER_ARGS='--endpoint coalesce_seconds=0' (bench/apps.py: keywords)
+# server's settings for all parts, e.g. SERVER_ARGS='--endpoint coalesce_seconds=0' (bench/http.py: keywords)
 OPEN_ARGS ?=
 SERVER_ARGS ?=
 bench: deps bench-deps

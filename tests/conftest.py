@@ -1,4 +1,5 @@
-"""Shared pytest setup. The AG-UI conformance oracles live in tests/oracles (import them from there)."""
+"""Shared pytest setup. The AG-UI conformance oracles live in tests/oracles (import them from there), the helpers
+several test files use in tests/support; the fixtures among them are registered here (none is autouse)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import shutil
 import subprocess
 
 from tests.oracles import CLIENT_DIR
+from tests.support.hitl import clear_executions  # noqa: F401 - a fixture
+from tests.support.servers import echo_server, no_server_errors  # noqa: F401 - fixtures
 
 
 def pytest_report_header(config) -> list[str]:

@@ -3,20 +3,18 @@ a user runs it (a subprocess), each ordinary mistake is one line on stderr namin
 
 from __future__ import annotations
 
-import io
 import json
 import socket
-import subprocess
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import pytest
 from strands import Agent
 
 from strands_agui import read_log
 from strands_agui.tooling.cli import main
 from strands_agui.tooling.scripted import Fail, ScriptedModel, Text
 from tests.oracles import assert_valid_sse
+from tests.support.cli import assert_explains, cli, cli_in_process
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -24,21 +22,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).parent.parent
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "strands_agui.tooling.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
-
-
-def assert_explains(done: subprocess.CompletedProcess[str], *fragments: str, status: int = 2) -> None:
-    """Exit ``status``, nothing on stdout, and one stderr line holding every fragment (no traceback)."""
-    assert done.returncode == status, (done.returncode, done.stderr)
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("strands-agui: error: "), done.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], (fragment, lines[0])
-    assert "Traceback" not in done.stderr and done.stdout == ""
-
-
+@pytest.mark.slow
 def test_replay_prints_a_jsonl_stream() -> None:
     done = cli("replay", str(FIXTURES / "plain_text.jsonl"))
     assert done.returncode == 0, done.stderr
@@ -46,6 +30,7 @@ def test_replay_prints_a_jsonl_stream() -> None:
     assert events[0]["type"] == "RUN_STARTED" and events[-1]["type"] == "RUN_FINISHED"
 
 
+@pytest.mark.slow
 def test_replay_sse_passes_both_oracles_and_trace_goes_to_stderr() -> None:
     done = cli("replay", str(FIXTURES / "backend_tool.jsonl"), "--format", "sse", "--trace")
     assert done.returncode == 0, done.stderr
@@ -54,6 +39,7 @@ def test_replay_sse_passes_both_oracles_and_trace_goes_to_stderr() -> None:
     assert "close_tool_call" in done.stderr and "=> finished" in done.stderr
 
 
+@pytest.mark.slow
 def test_replay_with_config_runs_the_hooks(tmp_path: Path) -> None:
     done = cli("replay", str(FIXTURES / "state_hooks.jsonl"), "--config", "tests.scenarios:STATE_HOOKS_CONFIG",
                cwd=Path(__file__).parent.parent)
@@ -110,6 +96,7 @@ def test_replay_refuses_what_is_not_a_complete_log_and_says_what_to_do(tmp_path:
         assert_explains(done, name, *expected[name])
 
 
+@pytest.mark.slow
 def test_a_truncated_log_replays_on_purpose_with_partial(tmp_path: Path) -> None:
     lines = (FIXTURES / "backend_tool.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
     (tmp_path / "cut.jsonl").write_text("".join(lines[:-1]), encoding="utf-8")
@@ -120,6 +107,7 @@ def test_a_truncated_log_replays_on_purpose_with_partial(tmp_path: Path) -> None
     assert_explains(cli("replay", str(tmp_path / "cut.jsonl")), "cut.jsonl", "--partial")
 
 
+@pytest.mark.slow
 def test_replay_of_binary_garbage_explains_and_debug_shows_the_traceback(tmp_path: Path) -> None:
     (tmp_path / "garbage.jsonl").write_bytes(bytes(range(256)) * 8)
     assert_explains(cli("replay", str(tmp_path / "garbage.jsonl")), "not a strands-agui log")
@@ -128,6 +116,7 @@ def test_replay_of_binary_garbage_explains_and_debug_shows_the_traceback(tmp_pat
     assert debug.stderr.strip().splitlines()[-1].startswith("strands-agui: error: ")
 
 
+@pytest.mark.slow
 def test_record_of_what_does_not_exist_explains(tmp_path: Path) -> None:
     out = str(tmp_path / "run.jsonl")
     assert_explains(cli("record", "no_such_module:agent", "--prompt", "Hi", "-o", out, cwd=ROOT),
@@ -141,6 +130,7 @@ def test_record_of_what_does_not_exist_explains(tmp_path: Path) -> None:
                                     str(tmp_path / "no" / "dir.jsonl")]), "cannot write", "existing")
 
 
+@pytest.mark.slow
 def test_record_exits_non_zero_when_the_run_ends_in_run_error(tmp_path: Path) -> None:
     log = tmp_path / "failed.jsonl"
     done = cli("record", "tests.test_cli:FAILING_AGENT", "--prompt", "Hi", "-o", str(log), cwd=ROOT)
@@ -151,6 +141,7 @@ def test_record_exits_non_zero_when_the_run_ends_in_run_error(tmp_path: Path) ->
     assert read_log(log).exception == {"type": "RuntimeError", "message": "provider down"}
 
 
+@pytest.mark.slow
 def test_bad_flags_and_a_missing_app_are_one_line(tmp_path: Path) -> None:
     assert_explains(cli("replay", str(FIXTURES / "plain_text.jsonl"), "--fromat", "sse"),
                     "unrecognized arguments: --fromat", "--help")
@@ -166,6 +157,7 @@ def test_bad_flags_and_a_missing_app_are_one_line(tmp_path: Path) -> None:
                                     str(tmp_path / "input.json")]), "is not a RunAgentInput", "messages.0")
 
 
+@pytest.mark.slow
 def test_serve_on_a_busy_port_fails_before_claiming_to_serve() -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -176,16 +168,9 @@ def test_serve_on_a_busy_port_fails_before_claiming_to_serve() -> None:
     assert "serving" not in done.stderr
 
 
+@pytest.mark.slow
 def test_serve_of_an_app_that_does_not_exist_explains(tmp_path: Path) -> None:
     assert_explains(cli("serve", "--app", "my_app:app", cwd=tmp_path), "no module named 'my_app'")
-
-
-def cli_in_process(argv: list[str]) -> subprocess.CompletedProcess[str]:
-    """`main(argv)` with stdout and stderr captured, as a CompletedProcess (same code path as the command)."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(argv)
-    return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())
 
 
 FAILING_AGENT = Agent(model=ScriptedModel([[Text("Let me see"), Fail(RuntimeError("provider down"))]]),

@@ -97,6 +97,7 @@ def with_ids(events: list[dict[str, Any]], body: dict[str, Any]) -> list[dict[st
             else e for e in events]
 
 
+@pytest.mark.slow
 def test_raw_test_streams_are_valid_ag_ui() -> None:
     """The browser tests' hand-written AG-UI streams (interrupt, resume, subagents) pass both oracles."""
     body: dict[str, Any] = {"threadId": "t", "runId": "r1", "messages": []}

@@ -55,6 +55,7 @@ def test_a_conversation_ending_with_tool_results_has_no_prompt() -> None:
     assert shapes(turn.history)[-1] == ("user", ["toolResult"])
 
 
+@pytest.mark.slow
 async def test_frontend_tool_round_trip_is_stateless() -> None:
     """Run 1 halts on the frontend tool; the client's follow-up (a fresh request) carries the result."""
     seen: list[list[dict[str, Any]]] = []
@@ -82,6 +83,7 @@ async def test_frontend_tool_round_trip_is_stateless() -> None:
     assert_valid_stream(second, input={"messages": follow_up.model_dump(by_alias=True, exclude_none=True)["messages"]})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("block", "kept"), [
     (RedactedReasoning(b"opaque-reasoning"), {"redactedContent": b"opaque-reasoning"}),
     (Reasoning("The user wants a greeting.", signature="c2lnbmF0dXJl"),

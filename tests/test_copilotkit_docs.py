@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.markdown import blocks
+from tests.markdown import blocks, run_python
 
 ROOT = Path(__file__).parent.parent
 DOC = ROOT / "docs" / "copilotkit.md"
@@ -28,3 +28,8 @@ def test_every_snippet_line_is_in_the_tested_sources(block) -> None:  # noqa: AN
     known = source_lines()
     missing = [line for line in block.code.splitlines() if line.strip() and line.strip() not in known]
     assert not missing, f"docs/copilotkit.md {block.name}: not in tests/frontends: {missing}"
+
+
+@pytest.mark.parametrize("block", [b for b in blocks(DOC) if b.language == "python"], ids=lambda b: b.section)
+def test_python_snippets_run(block) -> None:  # noqa: ANN001 - a markdown Block
+    run_python(block, filename="docs/copilotkit.md")

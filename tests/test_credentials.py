@@ -17,7 +17,7 @@ from strands import Agent
 from strands_agui import FileSessions, StrandsAgent
 from strands_agui.tooling.scripted import Fail, ScriptedModel
 from tests.oracles import assert_valid_stream
-from tests.test_endpoint import run_input
+from tests.support.wire import run_input
 
 
 async def run(agent: Agent, sessions: Path) -> list[Any]:

@@ -16,7 +16,7 @@ from strands import Agent
 from strands_agui import AppSettings, EndpointSettings, StrandsAgent, add_strands_fastapi_endpoint, create_strands_app
 from strands_agui.server.settings import AppOptions, EndpointOptions
 from strands_agui.tooling.scripted import ScriptedModel, Text
-from tests.test_hostile_input import SSE, body, user
+from tests.support.wire import SSE_HEADERS, body, user
 
 ORIGIN = "https://app.example"
 
@@ -32,8 +32,8 @@ def three_messages() -> dict[str, Any]:
 def test_an_app_built_from_settings_serves_as_the_keywords_do() -> None:
     settings = AppSettings(max_messages=2, cors_origins=[ORIGIN], health_path="/healthz", api_docs=False)
     client = TestClient(create_strands_app(agent(), settings=settings))
-    assert "at most 2 (max_messages)" in client.post("/", json=three_messages(), headers=SSE).text
-    response = client.post("/", json=body(), headers={**SSE, "Origin": ORIGIN})
+    assert "at most 2 (max_messages)" in client.post("/", json=three_messages(), headers=SSE_HEADERS).text
+    response = client.post("/", json=body(), headers={**SSE_HEADERS, "Origin": ORIGIN})
     assert response.status_code == 200 and response.headers["access-control-allow-origin"] == ORIGIN
     assert "RUN_FINISHED" in response.text
     assert client.get("/healthz").json() == {"status": "ok"} and client.get("/ping").status_code == 404
@@ -42,16 +42,16 @@ def test_an_app_built_from_settings_serves_as_the_keywords_do() -> None:
 
 def test_a_keyword_overrides_its_field_of_the_settings() -> None:
     client = TestClient(create_strands_app(agent(), settings=AppSettings(max_messages=2), max_messages=3))
-    assert client.post("/", json=three_messages(), headers=SSE).status_code == 200
+    assert client.post("/", json=three_messages(), headers=SSE_HEADERS).status_code == 200
     assert "at most 2" in TestClient(create_strands_app(agent(), settings=AppSettings(max_messages=2))).post(
-        "/", json=three_messages(), headers=SSE).text
+        "/", json=three_messages(), headers=SSE_HEADERS).text
 
 
 def test_an_endpoint_takes_the_same_settings() -> None:
     app = FastAPI()
     add_strands_fastapi_endpoint(app, agent(), "/run", settings=EndpointSettings(max_messages=2, name="runner"))
     client = TestClient(app)
-    assert "at most 2 (max_messages)" in client.post("/run", json=three_messages(), headers=SSE).text
+    assert "at most 2 (max_messages)" in client.post("/run", json=three_messages(), headers=SSE_HEADERS).text
     assert {route.name for route in app.routes} >= {"runner", "runner_capabilities"}  # type: ignore[attr-defined]
 
 

@@ -24,6 +24,7 @@ from strands_agui.tooling import models
 from strands_agui.tooling.models import ModelProviderUnavailable, model_from_env, parse_model_spec
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.oracles import assert_valid_stream
+from tests.support.wire import of_type
 
 NO_DELAY = {"STRANDS_AGUI_SCRIPTED_DELAY": "0"}
 CHANGE_BACKGROUND = agentic_chat.CHANGE_BACKGROUND.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -49,10 +50,6 @@ async def collect(agent: Any, input_data: RunAgentInput) -> list[dict[str, Any]]
 
 def types_of(events: list[dict[str, Any]]) -> list[str]:
     return [e["type"] for e in events]
-
-
-def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["type"] == kind]
 
 
 def texts(events: list[dict[str, Any]]) -> str:
@@ -89,6 +86,7 @@ def chat_agent():
     return agentic_chat.build_agent(env=NO_DELAY)
 
 
+@pytest.mark.slow
 async def test_agentic_chat_halts_on_the_frontend_tool(chat_agent):
     input_data = run_input([user("Please make the background blue")], tools=[CHANGE_BACKGROUND])
     events = await collect(chat_agent, input_data)
@@ -104,6 +102,7 @@ async def test_agentic_chat_halts_on_the_frontend_tool(chat_agent):
     assert assistant and assistant[-1]["toolCalls"][0]["function"]["name"] == "change_background"
 
 
+@pytest.mark.slow
 async def test_agentic_chat_follow_up_after_the_tool_result(chat_agent):
     first_input = run_input([user("make the background light blue")], tools=[CHANGE_BACKGROUND])
     first = await collect(chat_agent, first_input)
@@ -134,6 +133,7 @@ def test_agentic_chat_scenario_reads_the_conversation():
     assert agentic_chat.scenario(converse_user("What can you do?"))[0].text.startswith("Good question.")
 
 
+@pytest.mark.slow
 async def test_agentic_chat_plain_chat_streams_text(chat_agent):
     input_data = run_input([user("Tell me about otters")], tools=[CHANGE_BACKGROUND])
     events = await collect(chat_agent, input_data)
@@ -145,6 +145,7 @@ async def test_agentic_chat_plain_chat_streams_text(chat_agent):
 
 # -- backend_tool_rendering ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 async def test_backend_tool_rendering_weather():
     agent = backend_tool_rendering.build_agent(env=NO_DELAY)
     input_data = run_input([user("What's the weather in Paris today?")])
@@ -164,6 +165,7 @@ async def test_backend_tool_rendering_weather():
     valid(events, input_data)
 
 
+@pytest.mark.slow
 async def test_backend_tool_rendering_chart():
     agent = backend_tool_rendering.build_agent(env=NO_DELAY)
     input_data = run_input([user("Draw a chart of sales: 3, 8, 5 and 13")])
@@ -210,6 +212,7 @@ async def test_shared_state_publishes_the_whole_recipe():
     assert report["state"]["recipe"] == recipe
 
 
+@pytest.mark.slow
 async def test_shared_state_without_state_starts_from_the_initial_recipe():
     agent = shared_state.build_agent(env=NO_DELAY)
     input_data = run_input([user("Give me a recipe for banana pancakes, quick and easy")])
@@ -220,6 +223,7 @@ async def test_shared_state_without_state_starts_from_the_initial_recipe():
     valid(events, input_data)
 
 
+@pytest.mark.slow
 async def test_shared_state_second_turn_edits_the_recipe_the_client_holds():
     agent = shared_state.build_agent(env=NO_DELAY)
     first_input = run_input([user("make me a pasta recipe")], state=shared_state.INITIAL_STATE)
@@ -249,6 +253,7 @@ def test_shared_state_prompt_round_trip():
 
 # -- agentic_generative_ui -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 async def test_agentic_generative_ui_predicts_then_progresses_the_plan():
     agent = agentic_generative_ui.build_agent(env=NO_DELAY, step_delay=0)
     input_data = run_input([user("Plan a birthday party: book a venue, send invitations, order a cake, "
@@ -304,7 +309,8 @@ def test_server_lists_and_serves_the_examples():
         assert client.get("/ping").json() == {"status": "ok"}
         listed = client.get("/examples").json()
         assert [e["path"] for e in listed] == ["/agentic_chat", "/backend_tool_rendering", "/shared_state",
-                                               "/agentic_generative_ui", "/human_in_the_loop", "/multi_agent"]
+                                               "/agentic_generative_ui", "/human_in_the_loop", "/multi_agent",
+                                               "/a2ui_generative_ui"]
         assert listed[0]["frontendTools"] == [CHANGE_BACKGROUND]
         assert all(e["name"] and e["description"] for e in listed)
         assert client.get("/").status_code == 200
@@ -421,6 +427,7 @@ def test_the_installed_providers_really_construct(monkeypatch):
 
 # -- human_in_the_loop -----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("answer", "booked"), [({"approved": True}, True),
                                                ({"approved": False, "reason": "too early"}, False)])
 async def test_human_in_the_loop_books_only_when_approved(tmp_path, answer, booked):

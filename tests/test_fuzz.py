@@ -21,6 +21,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXAMPLES = int(os.environ.get("STRANDS_AGUI_FUZZ_RUNS", "60"))
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                       HealthCheck.data_too_large])
 @given(fuzz_runs())
@@ -28,6 +29,7 @@ def test_generated_runs_translate_to_valid_streams(run: FuzzRun) -> None:
     check(run)
 
 
+@pytest.mark.slow
 def test_a_sample_passes_the_official_client() -> None:
     runs, _, agui_events = fuzz(24, sample=12)
     assert runs == 24 and agui_events > runs

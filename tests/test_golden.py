@@ -6,17 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from strands_agui import StrandsAgent, read_log, replay_to_list
+from strands_agui import StrandsAgent, read_log
 from strands_agui.tooling.testing import assert_matches_golden, dump_events
 from tests.oracles import assert_valid_streams, check_official_client_many
-from tests.scenarios import BY_NAME, SCENARIOS, pinned_ids
+from tests.scenarios import BY_NAME, pinned_ids
+from tests.support.replays import NAMES, replayed
 
 ROOT = Path(__file__).parent
-NAMES = [s.name for s in SCENARIOS]
-
-
-def replayed(name: str) -> list:
-    return replay_to_list(ROOT / "fixtures" / f"{name}.jsonl", config=BY_NAME[name].config)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -41,6 +37,7 @@ async def test_live_run_equals_replay_of_its_recording(name: str, tmp_path: Path
 HELD = ("outcome", "run_error", "interrupts", "pending_tool_call_ids", "run_result", "messages", "state")
 
 
+@pytest.mark.slow
 def test_every_golden_stream_passes_both_oracles_in_both_encodings() -> None:
     streams = [replayed(name) for name in NAMES]
     reports = assert_valid_streams(streams)

@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ag_ui.core import RunAgentInput
 
-from strands_agui import StrandsAgent, read_log, replay_to_list
+from strands_agui import StrandsAgent, read_log
 from strands_agui.runtime.approval import approval_schema
 from strands_agui.runtime.runlog import Recorder
 from strands_agui.runtime.sessions import FileSessions
@@ -22,40 +21,20 @@ from tests import hitl_scenarios
 from tests.hitl_scenarios import APPROVAL, BY_NAME, SCENARIOS, HitlScenario, pause_input, resume_input, wire
 from tests.oracles import assert_valid_stream, check_ag_ui_validate
 from tests.scenarios import pinned_ids
+from tests.support.hitl import adapter_for, approve, pause
+from tests.support.replays import collected, replayed_hitl
 
 ROOT = Path(__file__).parent
 FIXTURES = ROOT / "fixtures" / "hitl"
 RUNS = [f"{s.name}.{run}" for s in SCENARIOS for run in ("pause", "resume")]
 
-
-def replayed(run: str) -> list[Any]:
-    return replay_to_list(FIXTURES / f"{run}.jsonl", config=BY_NAME[run.split(".")[0]].config)
-
-
-@pytest.fixture(autouse=True)
-def _clear_executions() -> None:
-    hitl_scenarios.EXECUTIONS.clear()
-
-
-async def run(adapter: StrandsAgent, input_data: RunAgentInput) -> list[dict[str, Any]]:
-    return dump_events([e async for e in adapter.run(input_data)])
-
-
-def adapter_for(scenario: HitlScenario, store: FileSessions, **kwargs: Any) -> StrandsAgent:
-    return StrandsAgent(scenario.agent(), config=scenario.config, sessions=store, **kwargs)
-
-
-async def pause(adapter: StrandsAgent, thread: str = "thread-hitl") -> tuple[list[dict[str, Any]], list[Any]]:
-    """The paused run's events and the messages the official client holds after it."""
-    first = pause_input(thread)
-    events = await run(adapter, first)
-    return events, assert_valid_stream(events, input=wire(first))["messages"]
+pytestmark = pytest.mark.usefixtures("clear_executions")
 
 
 # -- recorded pairs ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("run_name", RUNS)
 def test_replay_matches_golden(run_name: str) -> None:
-    assert_matches_golden(replayed(run_name), ROOT / "golden" / "hitl" / f"{run_name}.jsonl")
+    assert_matches_golden(replayed_hitl(run_name), ROOT / "golden" / "hitl" / f"{run_name}.jsonl")
 
 
 @pytest.mark.parametrize("name", [s.name for s in SCENARIOS])
@@ -87,9 +66,10 @@ FINAL_TOOL_RESULTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [s.name for s in SCENARIOS])
 def test_both_oracles_accept_pause_and_resume_and_the_client_ends_with_every_result(name: str) -> None:
-    paused = replayed(f"{name}.pause")
+    paused = replayed_hitl(f"{name}.pause")
     pause_report = assert_valid_stream(paused, input=wire(read_log(FIXTURES / f"{name}.pause.jsonl").input_data))
     assert pause_report["outcome"] == "interrupt"
     assert [i["id"] for i in pause_report["pending_interrupts"]] == [
@@ -98,7 +78,7 @@ def test_both_oracles_accept_pause_and_resume_and_the_client_ends_with_every_res
     assert resume_log.input_data is not None
     assert normalize_ids([m.model_dump(by_alias=True, exclude_none=True) for m in resume_log.input_data.messages]) \
         == normalize_ids(pause_report["messages"]), "the resume was recorded with exactly what the client holds"
-    report = assert_valid_stream(replayed(f"{name}.resume"), input=wire(resume_log.input_data))
+    report = assert_valid_stream(replayed_hitl(f"{name}.resume"), input=wire(resume_log.input_data))
     assert report["outcome"] == "success"
     messages = report["messages"]
     tools = {m["toolCallId"]: m["content"] for m in messages if m["role"] == "tool"}
@@ -110,7 +90,7 @@ def test_both_oracles_accept_pause_and_resume_and_the_client_ends_with_every_res
 
 # -- the interrupt outcome ----------------------------------------------------------------------------------
 def test_an_approval_interrupt_names_the_call_its_question_and_the_answer_shape() -> None:
-    events = dump_events(replayed("approval_rejected.pause"))
+    events = dump_events(replayed_hitl("approval_rejected.pause"))
     (interrupt,) = events[-1]["outcome"]["interrupts"]
     book_call = next(e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_START")
     assert interrupt["id"].startswith("v1:before_tool_call:tool-book:")
@@ -122,13 +102,14 @@ def test_an_approval_interrupt_names_the_call_its_question_and_the_answer_shape(
 
 
 def test_a_tool_interrupt_carries_the_tools_own_message_and_schema() -> None:
-    (interrupt,) = dump_events(replayed("tool_interrupt.pause"))[-1]["outcome"]["interrupts"]
+    (interrupt,) = dump_events(replayed_hitl("tool_interrupt.pause"))[-1]["outcome"]["interrupts"]
     assert interrupt["reason"] == "budget"
     assert interrupt["message"] == "What is your budget for Lisbon?"
     assert interrupt["responseSchema"] == hitl_scenarios.BUDGET_SCHEMA
     assert interrupt["toolCallId"] == "tool-budget"
 
 
+@pytest.mark.slow
 async def test_interrupt_ids_are_stable_across_runs(tmp_path: Path) -> None:
     ids = []
     for thread in ("t-a", "t-b"):
@@ -142,16 +123,11 @@ async def test_the_sibling_runs_once_and_the_approved_tool_only_on_resume(tmp_pa
     adapter = adapter_for(scenario, FileSessions(tmp_path))
     events, held = await pause(adapter)
     assert hitl_scenarios.EXECUTIONS == ["get_weather:Lisbon"]
-    await run(adapter, resume_input(held, scenario.resume_entries(events[-1]["outcome"]["interrupts"])))
+    await collected(adapter, resume_input(held, scenario.resume_entries(events[-1]["outcome"]["interrupts"])))
     assert hitl_scenarios.EXECUTIONS == ["get_weather:Lisbon", "book_flight:Lisbon"]
 
 
 # -- resume errors --------------------------------------------------------------------------------------
-def approve(interrupts: list[dict[str, Any]], payload: Any = None, **extra: Any) -> list[dict[str, Any]]:
-    answer = {"approved": True} if payload is None else payload
-    return [{"interruptId": i["id"], "status": "resolved", "payload": answer, **extra} for i in interrupts]
-
-
 async def paused_thread(tmp_path: Path, scenario: HitlScenario | None = None,
                         **store: Any) -> tuple[StrandsAgent, list[Any], list[dict[str, Any]], FileSessions]:
     sessions = FileSessions(tmp_path / "sessions", **store)
@@ -180,11 +156,11 @@ async def test_a_wrong_resume_is_refused_and_the_pause_stays_resumable(tmp_path:
            "no-payload": [{"interruptId": interrupts[0]["id"], "status": "resolved"}],
            "twice": approve(interrupts) * 2, "new-message": approve(interrupts)}[entries]
     extra = [{"id": "user-2", "role": "user", "content": "and a hotel"}] if entries == "new-message" else []
-    refused = await run(adapter, resume_input(held + extra, bad))
+    refused = await collected(adapter, resume_input(held + extra, bad))
     assert error_code(refused) == code
     check_ag_ui_validate(refused)
     assert hitl_scenarios.EXECUTIONS == []
-    ok = await run(adapter, resume_input(held, approve(interrupts)))
+    ok = await collected(adapter, resume_input(held, approve(interrupts)))
     assert error_code(ok) is None and hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"]
 
 
@@ -193,30 +169,31 @@ async def test_a_resume_must_answer_every_pending_interrupt(tmp_path: Path) -> N
                                                                              tool_use_id="tool-book-2")], [], APPROVAL)
     adapter, held, interrupts, _ = await paused_thread(tmp_path, two)
     assert len(interrupts) == 2
-    assert error_code(await run(adapter, resume_input(held, approve(interrupts[:1])))) == "RESUME_INCOMPLETE"
-    assert error_code(await run(adapter, resume_input(held, approve(interrupts)))) is None
+    assert error_code(await collected(adapter, resume_input(held, approve(interrupts[:1])))) == "RESUME_INCOMPLETE"
+    assert error_code(await collected(adapter, resume_input(held, approve(interrupts)))) is None
     assert sorted(hitl_scenarios.EXECUTIONS) == ["book_flight:Lisbon", "book_flight:Porto"]
 
 
 async def test_an_identical_resume_sent_twice_runs_the_tool_once(tmp_path: Path) -> None:
     adapter, held, interrupts, _ = await paused_thread(tmp_path)
     resume = resume_input(held, approve(interrupts))
-    assert error_code(await run(adapter, resume)) is None
-    assert error_code(await run(adapter, resume)) == "INTERRUPT_NOT_FOUND"
+    assert error_code(await collected(adapter, resume)) is None
+    assert error_code(await collected(adapter, resume)) == "INTERRUPT_NOT_FOUND"
     assert hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"]
 
 
 async def test_an_expired_pause_is_refused_and_removed(tmp_path: Path) -> None:
     adapter, held, interrupts, sessions = await paused_thread(tmp_path, retention_seconds=0.0)
-    assert error_code(await run(adapter, resume_input(held, approve(interrupts)))) == "INTERRUPT_EXPIRED"
+    assert error_code(await collected(adapter, resume_input(held, approve(interrupts)))) == "INTERRUPT_EXPIRED"
     assert sessions.paused_at("thread-hitl") is None and hitl_scenarios.EXECUTIONS == []
 
 
+@pytest.mark.slow
 async def test_cancelling_what_is_no_longer_waited_for_just_finishes(tmp_path: Path) -> None:
     adapter, held, interrupts, sessions = await paused_thread(tmp_path, retention_seconds=0.0)
     cancel = resume_input(held, [{"interruptId": i["id"], "status": "cancelled"} for i in interrupts])
     for _ in range(2):  # expired, then gone: either way nothing runs and nothing is waited for
-        events = await run(adapter, cancel)
+        events = await collected(adapter, cancel)
         assert error_code(events) is None and events[-1]["outcome"]["type"] == "success"
         assert [e["type"] for e in events] == ["RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]
     assert sessions.paused_at("thread-hitl") is None and hitl_scenarios.EXECUTIONS == []
@@ -227,26 +204,26 @@ async def test_cancelling_what_is_no_longer_waited_for_just_finishes(tmp_path: P
 async def test_a_run_on_a_thread_another_run_holds_is_refused(tmp_path: Path) -> None:
     adapter, held, interrupts, sessions = await paused_thread(tmp_path)
     with sessions.hold("thread-hitl"):
-        assert error_code(await run(adapter, resume_input(held, approve(interrupts)))) == "THREAD_BUSY"
+        assert error_code(await collected(adapter, resume_input(held, approve(interrupts)))) == "THREAD_BUSY"
         plain = pause_input()
-        assert error_code(await run(adapter, plain)) == "THREAD_BUSY"
-    assert error_code(await run(adapter, resume_input(held, approve(interrupts)))) is None
+        assert error_code(await collected(adapter, plain)) == "THREAD_BUSY"
+    assert error_code(await collected(adapter, resume_input(held, approve(interrupts)))) is None
 
 
 async def test_a_new_message_without_resume_abandons_the_pause(tmp_path: Path) -> None:
     adapter, held, interrupts, sessions = await paused_thread(tmp_path)
     chat = BY_NAME["approval_rejected"]
     fresh = StrandsAgent(chat.agent(), sessions=sessions)  # no approval: the same request now just runs
-    events = await run(fresh, pause_input())
+    events = await collected(fresh, pause_input())
     assert error_code(events) is None and events[-1]["outcome"]["type"] == "success"
     assert sessions.paused_at("thread-hitl") is None
-    assert error_code(await run(adapter, resume_input(held, approve(interrupts)))) == "INTERRUPT_NOT_FOUND"
+    assert error_code(await collected(adapter, resume_input(held, approve(interrupts)))) == "INTERRUPT_NOT_FOUND"
 
 
 async def test_runs_that_never_pause_write_nothing(tmp_path: Path) -> None:
     sessions = FileSessions(tmp_path / "sessions")
     adapter = StrandsAgent(BY_NAME["approval_with_sibling"].agent(), sessions=sessions)  # nothing gated
-    events = await run(adapter, pause_input())
+    events = await collected(adapter, pause_input())
     assert error_code(events) is None and hitl_scenarios.EXECUTIONS == ["get_weather:Lisbon", "book_flight:Lisbon"]
     assert not (tmp_path / "sessions").exists()
 
@@ -254,12 +231,12 @@ async def test_runs_that_never_pause_write_nothing(tmp_path: Path) -> None:
 async def test_a_resume_on_a_thread_that_never_paused_is_refused(tmp_path: Path) -> None:
     adapter = adapter_for(BY_NAME["approval_rejected"], FileSessions(tmp_path))
     entries = [{"interruptId": "v1:x", "status": "resolved", "payload": {"approved": True}}]
-    assert error_code(await run(adapter, resume_input([], entries))) == "INTERRUPT_NOT_FOUND"
+    assert error_code(await collected(adapter, resume_input([], entries))) == "INTERRUPT_NOT_FOUND"
 
 
 async def test_a_pause_the_store_cannot_keep_ends_with_session_error(tmp_path: Path) -> None:
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("")
-    events = await run(adapter_for(BY_NAME["approval_rejected"], FileSessions(blocked)), pause_input())
+    events = await collected(adapter_for(BY_NAME["approval_rejected"], FileSessions(blocked)), pause_input())
     assert error_code(events) == "SESSION_ERROR"
     check_ag_ui_validate(events)

@@ -8,23 +8,22 @@ Swarms and Graphs on the scripted model with a real ``FileSessions`` store.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from ag_ui.core import RunAgentInput
 from strands import Agent
 from strands.hooks import BeforeNodeCallEvent
 from strands.multiagent import GraphBuilder
 
-from strands_agui import StrandsAgent, read_log, replay_to_list
+from strands_agui import StrandsAgent, read_log
 from strands_agui.runtime.approval import approval_schema
 from strands_agui.runtime.runlog import Recorder
-from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions, default_store
+from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions
+from strands_agui.runtime.stores import default_store
 from strands_agui.server.endpoint import create_strands_app
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import assert_matches_golden, dump_events
@@ -43,32 +42,19 @@ from tests.hitl_scenarios import (
 from tests.live import LiveServer
 from tests.oracles import assert_valid_stream, check_ag_ui_validate
 from tests.scenarios import pinned_ids
+from tests.support.hitl import approve
+from tests.support.replays import collected, replayed_hitl
+from tests.support.wire import post_events
 
 ROOT = Path(__file__).parent
 FIXTURES = ROOT / "fixtures" / "hitl"
 NAMES = [s.name for s in TEAM_SCENARIOS]
 
-
-@pytest.fixture(autouse=True)
-def _clear_executions() -> None:
-    hitl_scenarios.EXECUTIONS.clear()
-
-
-def replayed(run: str) -> list[Any]:
-    return replay_to_list(FIXTURES / f"{run}.jsonl", config=BY_NAME[run.split(".")[0]].config)
-
-
-async def run(adapter: StrandsAgent, input_data: Any) -> list[dict[str, Any]]:
-    return dump_events([e async for e in adapter.run(input_data)])
+pytestmark = pytest.mark.usefixtures("clear_executions")
 
 
 def code(events: list[dict[str, Any]]) -> str | None:
     return events[-1].get("code") if events[-1]["type"] == "RUN_ERROR" else None
-
-
-def approve(interrupts: list[dict[str, Any]], payload: Any = None) -> list[dict[str, Any]]:
-    return [{"interruptId": i["id"], "status": "resolved", "payload": payload or {"approved": True}}
-            for i in interrupts]
 
 
 async def paused(tmp_path: Path, name: str = "swarm_approval",
@@ -77,7 +63,7 @@ async def paused(tmp_path: Path, name: str = "swarm_approval",
     scenario = BY_NAME[name]
     adapter = StrandsAgent(scenario.agent(), config=scenario.config, sessions=sessions)
     first = pause_input()
-    events = await run(adapter, first)
+    events = await collected(adapter, first)
     held = assert_valid_stream(events, input=wire(first))["messages"]
     return adapter, events, held, sessions
 
@@ -85,7 +71,7 @@ async def paused(tmp_path: Path, name: str = "swarm_approval",
 # -- recorded pairs ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("run_name", [f"{n}.{r}" for n in NAMES for r in ("pause", "resume")])
 def test_replay_matches_golden(run_name: str) -> None:
-    assert_matches_golden(replayed(run_name), ROOT / "golden" / "hitl" / f"{run_name}.jsonl")
+    assert_matches_golden(replayed_hitl(run_name), ROOT / "golden" / "hitl" / f"{run_name}.jsonl")
 
 
 FINAL = {  # the node's tool result, the node's last words, the writer's words
@@ -95,9 +81,10 @@ FINAL = {  # the node's tool result, the node's last words, the writer's words
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_both_oracles_accept_the_node_pause_and_its_resume(name: str) -> None:
-    pause_events = dump_events(replayed(f"{name}.pause"))
+    pause_events = dump_events(replayed_hitl(f"{name}.pause"))
     report = assert_valid_stream(pause_events, input=wire(read_log(FIXTURES / f"{name}.pause.jsonl").input_data))
     assert report["outcome"] == "interrupt"
     (interrupt,) = pause_events[-1]["outcome"]["interrupts"]
@@ -111,7 +98,7 @@ def test_both_oracles_accept_the_node_pause_and_its_resume(name: str) -> None:
 
     resume_log = read_log(FIXTURES / f"{name}.resume.jsonl")
     assert resume_log.input_data is not None and resume_log.input_data.resume
-    resume_events = dump_events(replayed(f"{name}.resume"))
+    resume_events = dump_events(replayed_hitl(f"{name}.resume"))
     final = assert_valid_stream(resume_events, input=wire(resume_log.input_data))
     assert final["outcome"] == "success" and final["pending_interrupts"] == []
     restarted = next(e for e in resume_events if e["type"] == "SUBAGENT_STARTED")
@@ -149,19 +136,20 @@ async def test_live_team_pause_and_resume_equal_the_replay_of_their_recordings(n
     assert not list((tmp_path / "sessions").glob("session_*")), "a finished thread keeps no pause state"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 async def test_in_steps_mode_the_node_pause_and_resume_are_steps(name: str, tmp_path: Path) -> None:
     scenario = BY_NAME[name]
     config = replace(scenario.config, multiagent_events="steps")
     adapter = StrandsAgent(scenario.agent(), config=config, sessions=FileSessions(tmp_path))
     first = pause_input()
-    events = await run(adapter, first)
+    events = await collected(adapter, first)
     held = assert_valid_stream(events, input=wire(first))["messages"]
     assert [e["stepName"] for e in events if e["type"].startswith("STEP_")] == ["agent:traveller"] * 2
     interrupts = events[-1]["outcome"]["interrupts"]
     assert "subagentRunId" not in interrupts[0] and interrupts[0]["toolCallId"]
     second = resume_input(held, scenario.resume_entries(interrupts))
-    resumed = await run(adapter, second)
+    resumed = await collected(adapter, second)
     final = assert_valid_stream(resumed, input=wire(second))
     assert final["outcome"] == "success" and final["messages"][-1]["content"] == "Trip plan written."
     assert [m["content"] for m in final["messages"] if m["role"] == "tool"][0] == FINAL[name][0]
@@ -174,13 +162,13 @@ async def test_a_node_tool_gated_by_interrupt_on_call_runs_only_once_approved(tm
     assert interrupt["reason"] == "tool_approval" and interrupt["responseSchema"] == approval_schema(
         hitl_scenarios.book_flight.tool_spec["inputSchema"]["json"])
     assert hitl_scenarios.EXECUTIONS == []
-    done = await run(adapter, resume_input(held, approve([interrupt])))
+    done = await collected(adapter, resume_input(held, approve([interrupt])))
     assert code(done) is None and hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"]
 
 
 async def test_a_rejected_node_call_is_cancelled_and_the_team_goes_on(tmp_path: Path) -> None:
     adapter, events, held, _ = await paused(tmp_path)
-    done = await run(adapter, resume_input(held, approve(events[-1]["outcome"]["interrupts"],
+    done = await collected(adapter, resume_input(held, approve(events[-1]["outcome"]["interrupts"],
                                                          {"approved": False, "reason": "too pricey"})))
     assert code(done) is None and hitl_scenarios.EXECUTIONS == []
     results = [e["content"] for e in done if e["type"] == "TOOL_CALL_RESULT"]
@@ -191,8 +179,8 @@ async def test_a_rejected_node_call_is_cancelled_and_the_team_goes_on(tmp_path: 
 async def test_an_identical_resume_twice_runs_the_node_tool_once(tmp_path: Path) -> None:
     adapter, events, held, sessions = await paused(tmp_path)
     resume = resume_input(held, approve(events[-1]["outcome"]["interrupts"]))
-    assert code(await run(adapter, resume)) is None
-    assert code(await run(adapter, resume)) == "INTERRUPT_NOT_FOUND"
+    assert code(await collected(adapter, resume)) is None
+    assert code(await collected(adapter, resume)) == "INTERRUPT_NOT_FOUND"
     assert hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"] and sessions.paused_at("thread-hitl") is None
 
 
@@ -208,18 +196,18 @@ async def test_a_wrong_resume_is_refused_and_the_team_stays_resumable(tmp_path: 
     extra = [{"id": "user-2", "role": "user", "content": "and a hotel"}] if case == "new-message" else []
     if case == "busy":
         with sessions.hold("thread-hitl"):
-            refused = await run(adapter, resume_input(held, entries))
+            refused = await collected(adapter, resume_input(held, entries))
     else:
-        refused = await run(adapter, resume_input(held + extra, entries))
+        refused = await collected(adapter, resume_input(held + extra, entries))
     assert code(refused) == expected
     check_ag_ui_validate(refused)
-    ok = await run(adapter, resume_input(held, approve(interrupts)))
+    ok = await collected(adapter, resume_input(held, approve(interrupts)))
     assert code(ok) is None and hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"]
 
 
 async def test_an_expired_team_pause_is_refused_and_removed(tmp_path: Path) -> None:
     adapter, events, held, sessions = await paused(tmp_path, retention_seconds=0.0)
-    assert code(await run(adapter, resume_input(held, approve(events[-1]["outcome"]["interrupts"])))) \
+    assert code(await collected(adapter, resume_input(held, approve(events[-1]["outcome"]["interrupts"])))) \
         == "INTERRUPT_EXPIRED"
     assert sessions.paused_at("thread-hitl") is None and hitl_scenarios.EXECUTIONS == []
 
@@ -244,7 +232,7 @@ async def test_parallel_graph_nodes_each_suspend_and_each_resume_under_its_own_i
     builder.set_max_node_executions(6)
     adapter = StrandsAgent(builder.build(), sessions=FileSessions(tmp_path))
     first = pause_input()
-    events = await run(adapter, first)
+    events = await collected(adapter, first)
     held = assert_valid_stream(events, input=wire(first))["messages"]
     interrupts = events[-1]["outcome"]["interrupts"]
     owners = {e["name"]: e["subagentRunId"] for e in events if e["type"] == "SUBAGENT_STARTED"}
@@ -252,9 +240,9 @@ async def test_parallel_graph_nodes_each_suspend_and_each_resume_under_its_own_i
         (f"tool-{city}", owners[city]) for city in ("Lisbon", "Porto")}
     answers = [{"interruptId": i["id"], "status": "resolved",
                 "payload": {"amount": 100 if "Lisbon" in i["id"] else 200}} for i in interrupts]
-    assert code(await run(adapter, resume_input(held, answers[:1]))) == "RESUME_INCOMPLETE"
+    assert code(await collected(adapter, resume_input(held, answers[:1]))) == "RESUME_INCOMPLETE"
     second = resume_input(held, answers)
-    resumed = await run(adapter, second)
+    resumed = await collected(adapter, second)
     final = assert_valid_stream(resumed, input=wire(second))
     again = {e["name"]: e["subagentRunId"] for e in resumed if e["type"] == "SUBAGENT_STARTED"}
     assert again["Lisbon"] == owners["Lisbon"] and again["Porto"] == owners["Porto"]
@@ -267,7 +255,7 @@ async def test_parallel_graph_nodes_each_suspend_and_each_resume_under_its_own_i
 async def test_a_new_message_instead_of_a_resume_abandons_the_team_pause(tmp_path: Path) -> None:
     adapter, _, _, sessions = await paused(tmp_path)
     plain = StrandsAgent(BY_NAME["swarm_approval"].agent(), sessions=sessions)  # no approval: it just runs
-    events = await run(plain, pause_input())
+    events = await collected(plain, pause_input())
     assert code(events) is None and events[-1]["outcome"]["type"] == "success"
     assert sessions.paused_at("thread-hitl") is None and hitl_scenarios.EXECUTIONS == ["book_flight:Lisbon"]
 
@@ -291,7 +279,7 @@ async def test_a_node_hook_interrupt_pauses_before_the_node_and_the_resume_runs_
                {"id": "a-0", "role": "assistant", "content": "Hello"}]
     asked = wire(pause_input())
     first = RunAgentInput.model_validate({**asked, "messages": [*earlier, *asked["messages"]]})
-    events = await run(adapter, first)
+    events = await collected(adapter, first)
     held = assert_valid_stream(events, input=wire(first))["messages"]
     (interrupt,) = events[-1]["outcome"]["interrupts"]
     assert (interrupt["reason"], interrupt["message"]) == ("writer_ok", "May the writer start?") and seen == []
@@ -299,7 +287,7 @@ async def test_a_node_hook_interrupt_pauses_before_the_node_and_the_resume_runs_
     # a Graph starts the node before its hook runs (suspended subagent); a Swarm asks before the node starts
     assert interrupt.get("subagentRunId") == (writer[0] if team == "graph" else None)
     second = resume_input(held, [{"interruptId": interrupt["id"], "status": "resolved", "payload": "yes"}])
-    final = assert_valid_stream(await run(adapter, second), input=wire(second))
+    final = assert_valid_stream(await collected(adapter, second), input=wire(second))
     assert final["outcome"] == "success" and final["messages"][-1]["content"] == "Trip plan written."
     texts = [b.get("text") for m in seen[0] for b in m["content"]]
     assert texts[:2] == ["Hi", "Hello"], "the resumed team's nodes start from the conversation before the task"
@@ -326,12 +314,6 @@ def test_serve_pause_retention_reaches_the_default_store(monkeypatch: pytest.Mon
 
 
 # -- over HTTP, across two servers sharing the session directory ---------------------------------------------
-def post(url: str, body: dict[str, Any]) -> list[dict[str, Any]]:
-    response = httpx.post(url, json=body, headers={"Accept": "text/event-stream"}, timeout=30)
-    assert response.status_code == 200, response.text
-    return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
-
-
 @pytest.mark.parametrize("name", ["swarm_approval", "graph_tool_interrupt"])
 def test_a_team_paused_on_one_server_resumes_on_another(tmp_path: Path, name: str) -> None:
     scenario: HitlScenario = BY_NAME[name]
@@ -342,13 +324,13 @@ def test_a_team_paused_on_one_server_resumes_on_another(tmp_path: Path, name: st
 
     with LiveServer(app()) as a, LiveServer(app()) as b:
         first = wire(pause_input("served-team"))
-        events = post(a.url + "/team", first)
+        events = post_events(a.url + "/team", first)
         held = assert_valid_stream(events, input=first)["messages"]
         interrupts = events[-1]["outcome"]["interrupts"]
         resume = wire(resume_input(held, scenario.resume_entries(interrupts), thread_id="served-team"))
-        done = post(b.url + "/team", resume)
+        done = post_events(b.url + "/team", resume)
         final = assert_valid_stream(done, input=resume)
         assert final["outcome"] == "success" and final["messages"][-1]["content"] == "Trip plan written."
-        again = post(a.url + "/team", resume)
+        again = post_events(a.url + "/team", resume)
         assert again[-1]["type"] == "RUN_ERROR" and again[-1]["code"] == "INTERRUPT_NOT_FOUND"
     assert not list((tmp_path / "s").glob("session_*"))

@@ -7,15 +7,12 @@ inspection; the scripted scenarios play the model.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from fastapi import FastAPI
 
-from strands_agui.core.machine import IDLE, TERMINAL_STATES, TRANSITIONS, sources
 from strands_agui.examples import (
     agentic_chat,
     agentic_generative_ui,
@@ -29,6 +26,9 @@ from strands_agui.server.inspector import LOG_EVENT, TRACE_EVENT
 from strands_agui.tooling.replay import replay_to_list
 from tests.live import LiveServer
 from tests.oracles import assert_valid_sse
+from tests.support.servers import served_examples
+from tests.support.trace import assert_legal
+from tests.support.wire import post_events, post_run, sse_events
 
 EXAMPLES = {
     "/agentic_chat": (agentic_chat, "please make the background blue"),
@@ -42,13 +42,11 @@ INSPECT = {"strandsAgui": {"inspect": True}}
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[LiveServer]:
-    from strands_agui.examples.server import build_app
-
-    with LiveServer(build_app()) as server:
+    with served_examples() as server:
         yield server
 
 
-def run_input(path: str, forwarded: Any = None) -> dict[str, Any]:
+def inspected_input(path: str, forwarded: Any = None) -> dict[str, Any]:
     module, prompt = EXAMPLES[path]
     tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in module.FRONTEND_TOOLS]
     return {"threadId": f"t{path.replace('/', '-')}", "runId": "run-1",
@@ -57,36 +55,17 @@ def run_input(path: str, forwarded: Any = None) -> dict[str, Any]:
             "forwardedProps": forwarded if forwarded is not None else INSPECT}
 
 
-def post(url: str, body: dict[str, Any]) -> str:
-    response = httpx.post(url, json=body, headers={"Accept": "text/event-stream"}, timeout=60)
-    assert response.status_code == 200, response.text
-    return response.text
-
-
-def events_of(sse: str) -> list[dict[str, Any]]:
-    return [json.loads(line[5:]) for line in sse.splitlines() if line.startswith("data:")]
-
-
 def customs(events: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
     return [e for e in events if e["type"] == "CUSTOM" and e["name"] == name]
 
 
-def assert_legal(transitions: list[tuple[str, str, str]]) -> None:
-    """Every transition is a row of the machine's table taken from the state the previous one left."""
-    state = IDLE
-    for cause, trigger, dest in transitions:
-        rows = [r for r in TRANSITIONS if r["trigger"] == trigger and state in sources(r)]
-        assert any((r["dest"] or state) == dest for r in rows), f"{trigger} ({cause}) from {state} to {dest}"
-        state = dest
-    assert state in TERMINAL_STATES or state == "paused"
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize("path", list(EXAMPLES))
 def test_inspected_run_is_valid_and_its_log_replays_to_the_same_run(served: LiveServer, path: str) -> None:
-    body = run_input(path)
-    sse = post(served.url + path, body)
+    body = inspected_input(path)
+    sse = post_run(served.url + path, body, timeout=60).text
     report = assert_valid_sse(sse, input=body)  # both oracles, CUSTOM events included
-    events = events_of(sse)
+    events = sse_events(sse)
     assert events[0]["type"] == "RUN_STARTED" and events[-1]["type"] in {"RUN_FINISHED", "RUN_ERROR"}
     assert events[-2]["type"] == "CUSTOM" and events[-2]["name"] == LOG_EVENT, "the log comes just before the end"
 
@@ -107,7 +86,7 @@ def test_inspected_run_is_valid_and_its_log_replays_to_the_same_run(served: Live
 
 
 def test_a_trace_step_comes_before_the_events_it_produced(served: LiveServer) -> None:
-    events = events_of(post(served.url + "/backend_tool_rendering", run_input("/backend_tool_rendering")))
+    events = post_events(served.url + "/backend_tool_rendering", inspected_input("/backend_tool_rendering"), timeout=60)
     last_moves: list[str] = []
     for event in events:
         if event["type"] == "CUSTOM" and event["name"] == TRACE_EVENT:
@@ -122,10 +101,10 @@ def test_a_trace_step_comes_before_the_events_it_produced(served: LiveServer) ->
 
 @pytest.mark.parametrize("forwarded", [{}, None, {"strandsAgui": {"inspect": "yes"}}, {"strandsAgui": True}])
 def test_no_inspection_unless_the_request_asks(served: LiveServer, forwarded: Any) -> None:
-    body = run_input("/backend_tool_rendering", forwarded={} if forwarded is None else forwarded)
+    body = inspected_input("/backend_tool_rendering", forwarded={} if forwarded is None else forwarded)
     if forwarded is None:
         body.pop("forwardedProps")
-    events = events_of(post(served.url + "/backend_tool_rendering", body))
+    events = post_events(served.url + "/backend_tool_rendering", body, timeout=60)
     assert not [e for e in events if e["type"] == "CUSTOM" and e["name"].startswith("strands_agui.")]
 
 
@@ -133,7 +112,7 @@ def test_no_inspection_unless_the_server_enables_it() -> None:
     app = FastAPI()
     add_strands_fastapi_endpoint(app, backend_tool_rendering.agent, "/plain")  # inspect defaults to False
     with LiveServer(app) as server:
-        events = events_of(post(server.url + "/plain", run_input("/backend_tool_rendering")))
+        events = post_events(server.url + "/plain", inspected_input("/backend_tool_rendering"), timeout=60)
     assert events[-1]["type"] == "RUN_FINISHED"
     assert not [e for e in events if e["type"] == "CUSTOM"]
 
@@ -146,23 +125,24 @@ def test_an_oversized_log_is_announced_not_sent() -> None:
     from strands_agui.server.inspector import inspected_run
 
     async def collect() -> list[Any]:
-        data = RunAgentInput.model_validate(run_input("/backend_tool_rendering"))
+        data = RunAgentInput.model_validate(inspected_input("/backend_tool_rendering"))
         return [e async for e in inspected_run(backend_tool_rendering.agent, data, max_log_bytes=100)]
 
     log = [e for e in asyncio.run(collect()) if getattr(e, "name", None) == LOG_EVENT]
     assert log[0].value["log"] is None and log[0].value["truncated"] is True and log[0].value["bytes"] > 100
 
 
+@pytest.mark.slow
 def test_a_paused_and_resumed_run_each_carry_a_log_that_replays(served: LiveServer) -> None:
     """human_in_the_loop: the pause, then the approving resume; each run's log replays to its own run."""
-    body = {**run_input("/human_in_the_loop"), "threadId": "t-pause-and-resume"}
-    paused_sse = post(served.url + "/human_in_the_loop", body)
+    body = {**inspected_input("/human_in_the_loop"), "threadId": "t-pause-and-resume"}
+    paused_sse = post_run(served.url + "/human_in_the_loop", body, timeout=60).text
     held = assert_valid_sse(paused_sse, input=body)["messages"]  # what the official client holds after the pause
-    paused = events_of(paused_sse)
+    paused = sse_events(paused_sse)
     interrupt = paused[-1]["outcome"]["interrupts"][0]
     resume = {**body, "runId": "run-2", "messages": held,
               "resume": [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]}
-    resumed = events_of(post(served.url + "/human_in_the_loop", resume))
+    resumed = post_events(served.url + "/human_in_the_loop", resume, timeout=60)
     assert resumed[-1]["type"] == "RUN_FINISHED", resumed[-3:]
     assert resumed[-1].get("outcome", {"type": "success"})["type"] == "success"
     for events in (paused, resumed):
@@ -181,7 +161,7 @@ def test_a_swarm_runs_trace_holds_each_nodes_own_machine(served: LiveServer) -> 
     attributed by name, and is itself a legal walk of the same table from idle to finished."""
     body = {"threadId": "t-swarm", "runId": "run-1", "messages": [{"id": "u1", "role": "user", "content": "billing"}],
             "state": {}, "tools": [], "context": [], "forwardedProps": INSPECT}
-    events = events_of(post(served.url + "/multi_agent", body))
+    events = post_events(served.url + "/multi_agent", body, timeout=60)
     steps = [step for trace in customs(events, TRACE_EVENT) for step in trace["value"]["steps"]]
     assert_legal([(t["cause"], t["trigger"], t["state"]) for s in steps for t in s["transitions"]])
     nodes: dict[str, list[tuple[str, str, str]]] = {}

@@ -25,7 +25,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.test_endpoint import SSE_HEADERS, parse_sse, run_input
+from tests.support.wire import SSE_HEADERS, parse_sse, run_input
 
 ROOT = Path(__file__).parent.parent
 
@@ -103,6 +103,7 @@ def served(installed: Path, tmp_path: Path) -> Iterator[str]:
         server.communicate(timeout=30)
 
 
+@pytest.mark.slow
 def test_the_package_comes_from_the_wheel(installed: Path, tmp_path: Path) -> None:
     code = "import strands_agui; print(strands_agui.__file__)"
     where = subprocess.run([str(installed / "bin" / "python"), "-c", code],
@@ -110,6 +111,7 @@ def test_the_package_comes_from_the_wheel(installed: Path, tmp_path: Path) -> No
     assert Path(where.stdout.strip()).is_relative_to(installed)
 
 
+@pytest.mark.slow
 def test_serve_from_another_directory_serves_the_examples_and_the_page(served: str) -> None:
     page = httpx.get(f"{served}/", timeout=10)
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")

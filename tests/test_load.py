@@ -6,8 +6,6 @@ prints its figures (``pytest -s tests/test_load.py``); the durations printed are
 from __future__ import annotations
 
 import asyncio
-import json
-import socket
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -24,17 +22,9 @@ from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.live import LiveServer
 from tests.oracles import assert_valid_streams
 from tests.soak import rss_growth
-from tests.test_endpoint import (
-    FRAMINGS,
-    SSE_HEADERS,
-    _open_stream,
-    _read_until,
-    _wait,
-    echo_model,
-    parse_sse,
-    run_input,
-    text_of,
-)
+from tests.support.agents import echo_model
+from tests.support.servers import open_stream, read_until, wait_until
+from tests.support.wire import FRAMINGS, SSE_HEADERS, parse_sse, run_input, text_of
 
 
 class CountingModel(ScriptedModel):
@@ -65,6 +55,7 @@ def _served(model: ScriptedModel, **settings: Any) -> tuple[StrandsAgent, thread
     return StrandsAgent(template), ended
 
 
+@pytest.mark.slow
 def test_200_concurrent_runs_on_distinct_threads_are_framed_and_apart() -> None:
     n, words = 200, 8
     app = create_strands_app(StrandsAgent(Agent(model=echo_model(delay=0.005, words=words), callback_handler=None)))
@@ -109,14 +100,14 @@ def test_disconnect_while_the_reader_is_slow_cancels_the_run_inside_strands(acce
     agent, ended = _served(model)
     with LiveServer(create_strands_app(agent), send_buffer=16384) as server:
         tasks_before = server.tasks()
-        conn = _small_buffer_stream(server.port, run_input(), accept)
-        _read_until(conn, b"yyyy")  # the first delta
-        _wait(lambda: _stalled(model), seconds=30)  # the server is blocked writing to us
+        conn = open_stream(server.port, run_input(), accept, receive_buffer=4096)
+        read_until(conn, b"yyyy")  # the first delta
+        wait_until(lambda: _stalled(model), seconds=30)  # the server is blocked writing to us
         closed = time.monotonic()
         conn.close()
         assert ended.wait(10) and model.cancelled.is_set(), "the Strands run was not cancelled"
         took = time.monotonic() - closed
-        _wait(lambda: server.tasks() == tasks_before, seconds=10)
+        wait_until(lambda: server.tasks() == tasks_before, seconds=10)
     assert model.chunks < pieces // 4
     print(f"\nload ({accept}): a client leaving mid-run: the Strands run cancelled {took * 1000:.0f} ms after the "
           f"close, after {model.chunks} of {pieces} chunks; no task left")
@@ -130,11 +121,11 @@ def test_a_reader_that_stops_reading_holds_a_bounded_buffer_then_the_run_is_canc
     app = create_strands_app(agent, keepalive_seconds=0.1)  # stall bound: 0.2 s
     with LiveServer(app, send_buffer=16384) as server:
         tasks_before = server.tasks()
-        conn = _small_buffer_stream(server.port, run_input(), accept)
-        _read_until(conn, b"yyyy")  # the first delta
+        conn = open_stream(server.port, run_input(), accept, receive_buffer=4096)
+        read_until(conn, b"yyyy")  # the first delta
         assert ended.wait(20), "a stalled reader did not get its run cancelled"
         assert model.cancelled.is_set()
-        _wait(lambda: server.tasks() == tasks_before, seconds=10)
+        wait_until(lambda: server.tasks() == tasks_before, seconds=10)
         conn.close()
     # what the model produced = what the socket buffers took (about 100 KB), not the run's 3 MB
     assert model.chunks < pieces // 4, model.chunks
@@ -142,12 +133,13 @@ def test_a_reader_that_stops_reading_holds_a_bounded_buffer_then_the_run_is_canc
           "1 KB chunks")
 
 
+@pytest.mark.slow
 def test_a_model_that_never_awaits_cannot_starve_other_requests() -> None:
     model = CountingModel([[Text(" ".join(f"w{i}" for i in range(200_000)))]])  # no await between chunks
     agent, ended = _served(model)
     with LiveServer(create_strands_app(agent)) as server:
-        conn = _open_stream(server.port, run_input())
-        _read_until(conn, b"TEXT_MESSAGE_CONTENT")
+        conn = open_stream(server.port, run_input())
+        read_until(conn, b"TEXT_MESSAGE_CONTENT")
         asked = time.monotonic()
         ping = httpx.get(server.url + "/ping", timeout=30)
         took, at = time.monotonic() - asked, model.chunks
@@ -159,6 +151,7 @@ def test_a_model_that_never_awaits_cannot_starve_other_requests() -> None:
     print(f"\nload: /ping answered in {took * 1000:.0f} ms beside a model that never awaits (at chunk {at} of 200000)")
 
 
+@pytest.mark.slow
 def test_rss_stays_flat_over_many_runs_on_new_threads() -> None:
     """The fast profile of ``make soak`` (10,000 runs): RSS after warm-up grows by less than 8 MB."""
     growth, runs = rss_growth(runs=300, warmup=100)
@@ -168,20 +161,6 @@ def test_rss_stays_flat_over_many_runs_on_new_threads() -> None:
 
 
 # ----------------------------------------------------------------------------------------- helpers
-
-
-def _small_buffer_stream(port: int, body: dict[str, Any], accept: str) -> socket.socket:
-    """Like ``_open_stream``, with a small receive buffer so that a client not reading stalls the server soon."""
-    conn = socket.socket()
-    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    conn.settimeout(5)
-    conn.connect(("127.0.0.1", port))
-    payload = json.dumps(body).encode()
-    conn.sendall(
-        b"POST / HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nAccept: %s\r\n"
-        b"Content-Length: %d\r\n\r\n%s" % (accept.encode(), len(payload), payload)
-    )
-    return conn
 
 
 def _stalled(model: CountingModel) -> bool:

@@ -26,7 +26,7 @@ from strands import Agent
 from strands_agui import MediaFetchPolicy, StrandsAgent, create_strands_app
 from strands_agui.server import media
 from strands_agui.tooling.scripted import ScriptedModel, Text
-from tests.test_hostile_input import PNG, SSE, body, user
+from tests.support.wire import PNG, SSE_HEADERS, body, user
 
 PNG_BYTES = base64.b64decode(PNG)
 LOOPBACK = MediaFetchPolicy(schemes=frozenset({"http"}), exempt_networks=("127.0.0.1/32",), max_bytes=4096,
@@ -105,7 +105,7 @@ class Model:
 def post(policy: MediaFetchPolicy | None, *parts: dict[str, Any], model: Model | None = None) -> Any:
     app = create_strands_app((model or Model()).agent(), fetch_media=policy)
     content = [{"type": "text", "text": "look"}, *parts]
-    return TestClient(app).post("/", json=body(messages=[user(content)]), headers=SSE)
+    return TestClient(app).post("/", json=body(messages=[user(content)]), headers=SSE_HEADERS)
 
 
 def part(url: str, mime: str | None = "image/png", kind: str = "image") -> dict[str, Any]:

@@ -108,6 +108,7 @@ def test_valid_tool_call_with_parent_message_passes():
 # ------------------------------------------------------------------------------------------ failing streams
 
 
+@pytest.mark.slow
 def test_missing_run_finished_fails_both():
     events = minimal_stream()[:-1]
     with pytest.raises(AssertionError, match="AGUI003"):
@@ -251,6 +252,7 @@ async def test_sse_validation_works_inside_a_running_event_loop():
 # ------------------------------------------------------------------------------------------ batch, setup
 
 
+@pytest.mark.slow
 def test_batch_mode_reports_every_failure_in_order():
     good = [minimal_stream(f"text {i}") for i in range(4)]
     reports = check_official_client_many(good)

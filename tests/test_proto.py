@@ -21,8 +21,8 @@ from strands_agui.server.proto.agui_v1 import events_pb2, patch_pb2, types_pb2
 from strands_agui.server.proto.codec import decode, encode
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import CLIENT_DIR, assert_valid_proto
-from tests.test_endpoint import echo_server, post_sse, run_input  # noqa: F401 - echo_server is a fixture
-from tests.test_golden import NAMES, replayed
+from tests.support.replays import NAMES, replayed
+from tests.support.wire import post_sse, run_input
 
 SSE = "text/event-stream"
 PROTO_HEADERS = {"Accept": PROTO_MEDIA_TYPE, "Content-Type": "application/json"}
@@ -206,7 +206,7 @@ def test_accept_picks_the_framing_by_quality(accept: str | None, chosen: str | N
     assert preferred_media_type(accept, produced_media_types()) == chosen
 
 
-def test_a_proto_request_gets_the_proto_framing(echo_server) -> None:  # noqa: F811
+def test_a_proto_request_gets_the_proto_framing(echo_server) -> None:
     response = post_sse(echo_server.url + "/", run_input("bonjour"), PROTO_HEADERS)
     assert response.status_code == 200
     assert response.headers["content-type"] == PROTO_MEDIA_TYPE  # exactly: the client compares it verbatim
@@ -217,6 +217,7 @@ def test_a_proto_request_gets_the_proto_framing(echo_server) -> None:  # noqa: F
     assert report["wire_events"] == events  # @ag-ui/proto decodes what we decode
 
 
+@pytest.mark.slow
 def test_without_protobuf_a_proto_only_request_is_406_and_sse_still_works() -> None:
     script = """
 import sys
@@ -248,13 +249,14 @@ def test_a_string_that_is_not_unicode_text_ends_the_run_with_encoding_error_in_b
 
     from strands_agui.server.endpoint import create_strands_app
     from tests.live import LiveServer
-    from tests.test_endpoint import _ScriptedRun, events_in
+    from tests.support.agents import ScriptedRun
+    from tests.support.wire import events_in
 
     lone = "half \ud800 a pair"  # neither UTF-8 (protobuf strings) nor pydantic's JSON can carry it
     events = [RunStartedEvent(thread_id="thread-1", run_id="run-1"),
               TextMessageStartEvent(message_id="m", role="assistant"),
               TextMessageContentEvent(message_id="m", delta=lone)]
-    with LiveServer(create_strands_app(_ScriptedRun(events))) as server:
+    with LiveServer(create_strands_app(ScriptedRun(events))) as server:
         response = post_sse(server.url + "/", run_input(), {**PROTO_HEADERS, "Accept": accept})
     received = events_in(response.content, accept)
     assert [e["type"] for e in received] == ["RUN_STARTED", "TEXT_MESSAGE_START", "RUN_ERROR"]

@@ -99,6 +99,7 @@ def test_docs_python_block_runs_as_written(page: Path, block: Block, user_enviro
     assert _tree() - before == set(), f"{page.name} {block.name} left files in the repository"
 
 
+@pytest.mark.slow
 def test_the_record_commands_work_on_the_module_shown(user_environment: None, tmp_path: Path) -> None:
     """The record section's Python block, saved as the file it names, is what its shell block records."""
     section = [b for b in blocks(ROOT / "docs" / "record-and-replay.md") if b.section == "Record and replay"]

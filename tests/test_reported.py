@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from strands import Agent, ToolContext, tool
 
-from strands_agui import replay_to_list
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import assert_valid_streams
 from tests.scenarios import BY_NAME, PNG
+from tests.support.replays import replayed
 
 ROOT = Path(__file__).parent
 NAMES = ["cancelled", "cancel_before_tools", "usage_cache", "throttle_retry", "hook_retry", "citations",
@@ -24,7 +24,7 @@ NAMES = ["cancelled", "cancel_before_tools", "usage_cache", "throttle_retry", "h
 
 
 def events_of(name: str) -> list[dict[str, Any]]:
-    return dump_events(replay_to_list(ROOT / "fixtures" / f"{name}.jsonl", config=BY_NAME[name].config))
+    return dump_events(replayed(name))
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +48,7 @@ def test_every_run_finished_carries_an_outcome() -> None:
             assert last["outcome"]["type"] in ("success", "cancelled", "interrupt"), name
 
 
+@pytest.mark.slow
 def test_a_cancelled_run_is_cancelled_and_the_client_holds_what_strands_kept(client) -> None:
     for name in ("cancelled", "cancel_before_tools"):
         report = client[name]
@@ -57,6 +58,7 @@ def test_a_cancelled_run_is_cancelled_and_the_client_holds_what_strands_kept(cli
         assert events_of(name)[-1]["metadata"] == {"stopReason": "cancelled"}
 
 
+@pytest.mark.slow
 def test_a_frontend_halt_succeeds_naming_the_pending_call(client) -> None:
     report = client["frontend_tool_halt"]
     assert report["outcome"] == "success"
@@ -74,6 +76,7 @@ def test_usage_sums_every_model_call_with_cache_counts_and_the_model() -> None:
     assert error["type"] == "RUN_ERROR" and error["usage"][0]["outputTokens"] == 10  # the first call's
 
 
+@pytest.mark.slow
 def test_a_retried_attempt_leaves_nothing_in_the_transcript(client) -> None:
     assert assistant_texts(client["throttle_retry"]) == ["The retried answer."]
     report = client["hook_retry"]
@@ -81,6 +84,7 @@ def test_a_retried_attempt_leaves_nothing_in_the_transcript(client) -> None:
     assert [m["content"] for m in tool_messages(report)] == []  # the discarded attempt's call is gone
 
 
+@pytest.mark.slow
 def test_citations_reach_the_message_they_belong_to(client) -> None:
     [message] = [m for m in client["citations"]["messages"] if m["role"] == "assistant"]
     assert message["content"] == "Paris is the capital of France."
@@ -92,11 +96,13 @@ def test_redacted_reasoning_is_an_encrypted_value() -> None:
     assert base64.b64decode(event["encryptedValue"]) == b"opaque-reasoning"
 
 
+@pytest.mark.slow
 def test_an_invocation_state_key_named_data_does_not_replace_the_text(client) -> None:
     assert "SHADOW" in (ROOT / "fixtures" / "invocation_state_data.jsonl").read_text()  # Strands merged it
     assert assistant_texts(client["invocation_state_data"]) == ["The real text."]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,error", [
     ("tool_error_result", "no entry for x"),
     ("tool_cancelled_by_hook", "weather lookups are disabled"),
@@ -108,6 +114,7 @@ def test_failed_tool_results_carry_error(client, name: str, error: str) -> None:
     assert message["error"] == error
 
 
+@pytest.mark.slow
 def test_media_results_are_content_parts_and_json_stays_json(client) -> None:
     [message] = tool_messages(client["image_result"])
     text, image = message["content"]
@@ -118,16 +125,19 @@ def test_media_results_are_content_parts_and_json_stays_json(client) -> None:
     assert stats["content"] == '{"city": "Paris", "population": 2100000}'
 
 
+@pytest.mark.slow
 def test_structured_output_is_the_run_result(client) -> None:
     assert client["structured_output"]["run_result"] == {"city": "Paris", "temperature": 21}
 
 
+@pytest.mark.slow
 def test_a_limit_stop_is_named_in_metadata(client) -> None:
     last = events_of("limit_turns")[-1]
     assert last["metadata"] == {"stopReason": "limit_turns"}
     assert client["limit_turns"]["outcome"] == "success"
 
 
+@pytest.mark.slow
 def test_a_truncated_tool_call_is_valid_json_and_marked(client) -> None:
     events = events_of("max_tokens_tool_call")
     [mark] = [e for e in events if e["type"] == "CUSTOM"]
@@ -186,6 +196,7 @@ async def test_a_failing_provider_ends_the_run_with_invocation_state_error() -> 
     assert events[-1]["code"] == "INVOCATION_STATE_ERROR"
 
 
+@pytest.mark.slow
 def test_raw_passthrough_strips_invocation_state(client) -> None:
     assert "s3cr3t-value" in (ROOT / "fixtures" / "raw_passthrough.jsonl").read_text()  # Strands merged it
     events = events_of("raw_passthrough")

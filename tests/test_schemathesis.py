@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
@@ -42,6 +43,7 @@ if os.environ.get("STRANDS_AGUI_FUZZ_PHASES") != "all":
     schema.config.phases.update(phases=["fuzzing"])
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_server_errors(case: schemathesis.Case) -> None:

@@ -25,7 +25,8 @@ from strands_agui.server.validation import RequestLimits
 from strands_agui.tooling import cli
 from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.live import LiveServer
-from tests.test_hostile_input import CASES, SSE, body, image, user
+from tests.support.hostile import CASES
+from tests.support.wire import SSE_HEADERS, body, image, user
 
 README = Path(__file__).resolve().parents[1] / "docs" / "security.md"  # where the README's security section moved
 DOCS = ("/openapi.json", "/docs", "/redoc", "/docs/oauth2-redirect")
@@ -51,7 +52,7 @@ def test_cors_is_an_allow_list_without_credentials(method: str) -> None:
     preflight = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"}
     for origin, allowed in [("https://app.example", True), ("https://evil.example", False), ("null", False),
                             ("https://app.example.evil.example", False)]:
-        headers = {"Origin": origin, "Cookie": "session=1", **(preflight if method == "OPTIONS" else SSE)}
+        headers = {"Origin": origin, "Cookie": "session=1", **(preflight if method == "OPTIONS" else SSE_HEADERS)}
         response = client.request(method, "/", headers=headers, json=body() if method == "POST" else None)
         assert response.headers.get("access-control-allow-origin") == (origin if allowed else None), origin
         assert "access-control-allow-credentials" not in response.headers
@@ -60,7 +61,7 @@ def test_cors_is_an_allow_list_without_credentials(method: str) -> None:
 
 def test_no_cors_unless_origins_are_listed() -> None:
     client = TestClient(create_strands_app(agent()))
-    response = client.post("/", json=body(), headers={**SSE, "Origin": "https://app.example"})
+    response = client.post("/", json=body(), headers={**SSE_HEADERS, "Origin": "https://app.example"})
     assert response.status_code == 200
     assert "access-control-allow-origin" not in response.headers
 
@@ -85,10 +86,10 @@ def readme_auth_app() -> FastAPI:
 def test_readme_authentication_dependency_refuses_before_any_run() -> None:
     client = TestClient(readme_auth_app())
     for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret"}):
-        response = client.post("/weather", json=body(), headers={**SSE, **headers})
+        response = client.post("/weather", json=body(), headers={**SSE_HEADERS, **headers})
         assert response.status_code == 401
         assert response.json() == {"detail": "missing or wrong bearer token"}
-    ok = client.post("/weather", json=body(), headers={**SSE, "Authorization": "Bearer s3cret"})
+    ok = client.post("/weather", json=body(), headers={**SSE_HEADERS, "Authorization": "Bearer s3cret"})
     assert ok.status_code == 200
     assert '"type":"RUN_FINISHED"' in ok.text
 
@@ -97,8 +98,9 @@ def test_authentication_runs_before_semantic_validation() -> None:
     """An unauthenticated caller learns nothing about the run input's content rules."""
     client = TestClient(readme_auth_app())
     bad = body(messages=[user([image("!!!")])])
-    assert client.post("/weather", json=bad, headers=SSE).status_code == 401
-    assert client.post("/weather", json=bad, headers={**SSE, "Authorization": "Bearer s3cret"}).status_code == 422
+    assert client.post("/weather", json=bad, headers=SSE_HEADERS).status_code == 401
+    authorized = {**SSE_HEADERS, "Authorization": "Bearer s3cret"}
+    assert client.post("/weather", json=bad, headers=authorized).status_code == 422
 
 
 # ----------------------------------------------------------------------------------------- API docs
@@ -110,7 +112,7 @@ def test_api_docs_are_on_by_default_and_can_be_switched_off() -> None:
     for path in DOCS:
         assert on.get(path).status_code == 200, path
         assert off.get(path).status_code == 404, path
-    assert off.post("/", json=body(), headers=SSE).status_code == 200
+    assert off.post("/", json=body(), headers=SSE_HEADERS).status_code == 200
 
 
 def test_serve_no_docs_removes_the_docs_of_any_app(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -183,7 +185,7 @@ class Listener:
 def test_image_urls_are_refused_and_never_fetched(url_of: Any) -> None:
     ear = Listener()
     client = TestClient(create_strands_app(agent()))
-    response = client.post("/", json=body(messages=[user([image(url_of(ear), kind="url")])]), headers=SSE)
+    response = client.post("/", json=body(messages=[user([image(url_of(ear), kind="url")])]), headers=SSE_HEADERS)
     ear.poll()
     ear.sock.close()
     assert response.status_code == 422
@@ -230,8 +232,8 @@ def test_limits_are_checked(limits: dict[str, Any]) -> None:
 def test_limits_are_configurable() -> None:
     client = TestClient(create_strands_app(agent(), max_body_bytes=300, max_messages=2, max_depth=4))
     three = body(messages=[user("a") | {"id": f"u{i}"} for i in range(3)])
-    assert "at most 2 (max_messages)" in client.post("/", json=three, headers=SSE).text
-    assert "max_depth=4" in client.post("/", json=body(state={"a": {"b": {"c": {}}}}), headers=SSE).text
-    assert client.post("/", json=body(state={"a": {"b": {}}}), headers=SSE).status_code == 200
-    assert "300 bytes" in client.post("/", json=body(state={"pad": "x" * 300}), headers=SSE).text
-    assert httpx.codes.is_success(client.post("/", json=body(), headers=SSE).status_code)
+    assert "at most 2 (max_messages)" in client.post("/", json=three, headers=SSE_HEADERS).text
+    assert "max_depth=4" in client.post("/", json=body(state={"a": {"b": {"c": {}}}}), headers=SSE_HEADERS).text
+    assert client.post("/", json=body(state={"a": {"b": {}}}), headers=SSE_HEADERS).status_code == 200
+    assert "300 bytes" in client.post("/", json=body(state={"pad": "x" * 300}), headers=SSE_HEADERS).text
+    assert httpx.codes.is_success(client.post("/", json=body(), headers=SSE_HEADERS).status_code)

@@ -15,13 +15,15 @@ from ag_ui.core import RunAgentInput
 from strands import Agent
 from strands.multiagent import Swarm
 
-from strands_agui import StrandsAgent, StrandsAgentConfig, replay_to_list
+from strands_agui import StrandsAgent, StrandsAgentConfig
 from strands_agui.runtime.runlog import read_log
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import dump_events
 from tests.multi_scenarios import NESTED
 from tests.oracles import assert_valid_streams
-from tests.scenarios import BY_NAME, run_input
+from tests.scenarios import run_input
+from tests.support import replays
+from tests.support.wire import of_type
 
 ROOT = Path(__file__).parent
 
@@ -29,7 +31,7 @@ ROOT = Path(__file__).parent
 @cache
 def replayed(name: str) -> list[dict[str, Any]]:
     """One replay per scenario, so ids agree between the client's report and the events (read-only)."""
-    return dump_events(replay_to_list(ROOT / "fixtures" / f"{name}.jsonl", config=BY_NAME[name].config))
+    return dump_events(replays.replayed(name))
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +42,6 @@ def clients() -> dict[str, dict[str, Any]]:
     return dict(zip(names, reports, strict=True))
 
 
-def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["type"] == kind]
-
-
 def by_owner(messages: list[dict[str, Any]]) -> dict[str | None, list[dict[str, Any]]]:
     owners: dict[str | None, list[dict[str, Any]]] = {}
     for message in messages:
@@ -51,6 +49,7 @@ def by_owner(messages: list[dict[str, Any]]) -> dict[str | None, list[dict[str, 
     return owners
 
 
+@pytest.mark.slow
 def test_streaming_tool_progress_is_an_activity_tied_to_the_call(clients: dict[str, Any]) -> None:
     messages = clients["streaming_tool"]["messages"]
     call = next(m for m in messages if m.get("toolCalls"))["toolCalls"][0]
@@ -62,6 +61,7 @@ def test_streaming_tool_progress_is_an_activity_tied_to_the_call(clients: dict[s
     assert next(m for m in messages if m["role"] == "tool")["content"] == "lift-off after 3"
 
 
+@pytest.mark.slow
 def test_agent_as_tool_is_a_subagent_of_its_call(clients: dict[str, Any]) -> None:
     events = replayed("agent_as_tool")
     started = of_type(events, "SUBAGENT_STARTED")[0]
@@ -80,6 +80,7 @@ def test_agent_as_tool_is_a_subagent_of_its_call(clients: dict[str, Any]) -> Non
     assert outer[-1]["content"] == "The researcher says 42."
 
 
+@pytest.mark.slow
 def test_a_failing_agent_as_tool_is_a_subagent_error(clients: dict[str, Any]) -> None:
     events = replayed("agent_as_tool_error")
     error = of_type(events, "SUBAGENT_ERROR")[0]
@@ -88,6 +89,7 @@ def test_a_failing_agent_as_tool_is_a_subagent_error(clients: dict[str, Any]) ->
     assert clients["agent_as_tool_error"]["messages"][-1]["content"] == "The researcher failed."
 
 
+@pytest.mark.slow
 def test_swarm_nodes_are_subagents_and_the_handoff_is_on_the_next_one(clients: dict[str, Any]) -> None:
     events = replayed("swarm_handoff")
     researcher, writer = of_type(events, "SUBAGENT_STARTED")
@@ -105,6 +107,7 @@ def test_swarm_nodes_are_subagents_and_the_handoff_is_on_the_next_one(clients: d
     assert clients["swarm_handoff"]["outcome"] == "success"
 
 
+@pytest.mark.slow
 def test_a_failed_swarm_node_is_visible_and_the_swarm_ends_as_strands_decides(clients: dict[str, Any]) -> None:
     events = replayed("swarm_node_fails")
     writer = of_type(events, "SUBAGENT_STARTED")[1]
@@ -116,6 +119,7 @@ def test_a_failed_swarm_node_is_visible_and_the_swarm_ends_as_strands_decides(cl
     assert [m["content"] for m in draft] == ["Drafting"]
 
 
+@pytest.mark.slow
 def test_a_swarm_node_cancelled_by_a_hook_is_shown_failed(clients: dict[str, Any]) -> None:
     events = replayed("swarm_node_cancelled")
     writer = of_type(events, "SUBAGENT_STARTED")[1]
@@ -125,6 +129,7 @@ def test_a_swarm_node_cancelled_by_a_hook_is_shown_failed(clients: dict[str, Any
     assert writer["subagentRunId"] not in by_owner(clients["swarm_node_cancelled"]["messages"])  # it never ran
 
 
+@pytest.mark.slow
 def test_graph_nodes_are_subagents(clients: dict[str, Any]) -> None:
     events = replayed("graph_parallel")
     started = {e["name"]: e for e in of_type(events, "SUBAGENT_STARTED")}
@@ -135,6 +140,7 @@ def test_graph_nodes_are_subagents(clients: dict[str, Any]) -> None:
     assert texts == {"plan": "Plan: two parts.", "left": "Left part done.", "right": "Right part done."}
 
 
+@pytest.mark.slow
 def test_a_failed_graph_node_is_visible_and_the_graph_run_fails(clients: dict[str, Any]) -> None:
     events = replayed("graph_node_fails")
     left = next(e for e in of_type(events, "SUBAGENT_STARTED") if e["name"] == "left")
@@ -155,6 +161,7 @@ def tokens(usage: list[dict[str, Any]] | dict[str, Any]) -> tuple[int, int, int]
     return tuple(sum(e[k] for e in entries) for k in ("inputTokens", "outputTokens", "totalTokens"))  # type: ignore
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["swarm_handoff", "swarm_node_fails", "swarm_node_cancelled", "swarm_steps",
                                   "graph_parallel", "graph_steps"])
 def test_a_multi_agent_runs_usage_is_strands_accumulated_usage(name: str, clients: dict[str, Any]) -> None:
@@ -165,6 +172,7 @@ def test_a_multi_agent_runs_usage_is_strands_accumulated_usage(name: str, client
     assert [(u["provider"], u["model"]) for u in clients[name]["usage"]] == [("scriptedmodel", "scripted")]
 
 
+@pytest.mark.slow
 def test_a_failed_graph_reports_the_usage_of_the_nodes_that_ran(clients: dict[str, Any]) -> None:
     ran = [e["node_result"]["accumulated_usage"] for e in recorded("graph_node_fails")
            if e.get("type") == "multiagent_node_stop" and e["node_result"]["status"] == "completed"]
@@ -172,6 +180,7 @@ def test_a_failed_graph_reports_the_usage_of_the_nodes_that_ran(clients: dict[st
     assert tokens(clients["graph_node_fails"]["usage"]) == tuple(map(sum, zip(*map(tokens, ran), strict=True)))
 
 
+@pytest.mark.slow
 def test_an_agent_tools_model_calls_count_in_the_runs_usage(clients: dict[str, Any]) -> None:
     """Strands leaves the inner agent out of the caller's ``accumulated_usage``; AG-UI's run usage covers "calls
     made by its subagents", so the client holds both."""
@@ -184,6 +193,7 @@ def test_an_agent_tools_model_calls_count_in_the_runs_usage(clients: dict[str, A
     assert tokens(clients["agent_as_tool"]["usage"]) == expected and expected[0] > tokens(outer)[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["swarm_steps", "graph_steps"])
 def test_steps_mode_takes_upstreams_shape(name: str, clients: dict[str, Any]) -> None:
     events = replayed(name)
@@ -242,6 +252,7 @@ async def test_a_template_swarm_serves_concurrent_runs_each_on_its_own_copy() ->
     assert "handoff_to_agent" in template.nodes["writer"].executor.tool_names  # the template keeps its own tool
 
 
+@pytest.mark.slow
 async def test_node_agents_start_from_the_clients_conversation() -> None:
     data = RunAgentInput.model_validate({
         "threadId": "t", "runId": "r", "state": None, "tools": [], "context": [], "forwardedProps": {},
@@ -265,6 +276,7 @@ def test_multiagent_events_must_be_a_known_shape() -> None:
         StrandsAgentConfig(multiagent_events="nodes")  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 async def test_the_multi_agent_example_shows_both_nodes_progress_and_the_handoff() -> None:
     from strands_agui.examples import multi_agent
     from tests.oracles import assert_valid_stream

@@ -18,7 +18,7 @@ import strands_agui
 from strands_agui import StrandsAgent, StrandsAgentConfig
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.markdown import Block, blocks, run_python
-from tests.test_endpoint import SSE_HEADERS, parse_sse, run_input
+from tests.support.wire import SSE_HEADERS, parse_sse, run_input
 
 README = Path(__file__).parent / "upstream" / "ag_ui_strands_README.md"
 TOKEN = "s3cret"

@@ -21,7 +21,8 @@ from strands_agui.server.endpoint import add_strands_fastapi_endpoint, create_st
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
 from tests.oracles import assert_valid_sse
-from tests.test_endpoint import echo_model, parse_sse, post_sse, run_input, strands_agent, text_of, types
+from tests.support.agents import echo_model, strands_agent
+from tests.support.wire import parse_sse, post_sse, run_input, text_of, types
 
 
 class Writes:
@@ -57,6 +58,7 @@ def _served(coalesce: float, agent: Any, **settings: Any) -> tuple[Writes, bytes
     return writes, response.content
 
 
+@pytest.mark.slow
 def test_frames_faster_than_the_window_share_one_write() -> None:
     writes, raw = _served(30.0, strands_agent(echo_model(words=20)))
     # RUN_STARTED goes out alone at once; everything after it came within the window, so it waited for the

@@ -14,6 +14,7 @@ from .config import (
 from .errors import ERROR_CODES
 from .runtime.agent import StrandsAgent
 from .runtime.runlog import RecordedRun, Recorder, read_log
+from .runtime.s3sessions import S3Sessions
 from .runtime.sessions import FileSessions, SessionStore
 from .tooling.replay import replay, replay_to_list
 
@@ -26,6 +27,7 @@ __all__ = [
     "PredictStateMapping",
     "Recorder",
     "RecordedRun",
+    "S3Sessions",
     "SessionStore",
     "StrandsAgent",
     "StrandsAgentConfig",

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from strands_agui.examples import backend_tool_rendering
@@ -16,7 +17,9 @@ from strands_agui.runtime.runlog import read_log
 from strands_agui.tooling.replay import replay_to_list
 from tests.console.browser import open_example, send, wait_idle
 from tests.live import LiveServer
-from tests.test_inspector import assert_legal
+from tests.support.trace import assert_legal
+
+pytestmark = pytest.mark.slow  # a browser (Chromium) per module
 
 
 def download(page: Any, button: str, tmp_path: Path) -> Path:

@@ -1,4 +1,4 @@
-"""CopilotKit 1.74 in front of ``strands-agui serve``, driven in Debian's Chromium (one of each per module).
+"""CopilotKit 1.74 in front of ``strands-agui serve``, driven in Debian's Chromium.
 
 * ``served``: ``strands-agui serve`` (the example routes, scripted model) in a subprocess on a free loopback port;
 * ``bundle``: the page (``src/``) built by ``build.mjs`` with esbuild into ``dist/``;
@@ -69,7 +69,7 @@ def wait_ping(process: subprocess.Popen[str], base: str) -> None:
             time.sleep(0.2)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``strands-agui serve`` with the scripted model (no key); paused runs wait in a temporary directory."""
     port, sessions = free_port(), tmp_path_factory.mktemp("sessions")
@@ -84,7 +84,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stop(process)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def bundle() -> Path:
     """The page, built from ``src/`` by esbuild (from npm) into ``dist/``."""
     subprocess.run([node(), "build.mjs"], cwd=HERE, check=True, timeout=300)
@@ -120,6 +120,17 @@ READY_TO_SEND = """() => {
 }"""
 
 
+def connected(api: str) -> Any:
+    """The response after which the chat talks to the agent: v2's ``GET /info``; v1's ``agent/connect`` (its
+    single-route runtime is asked for the info first). A message sent earlier can be lost."""
+    def done(response: Any) -> bool:
+        request = response.request
+        if api == "v2":
+            return bool(request.url.endswith("/api/v2/info"))
+        return request.url.endswith("/api/copilotkit") and '"agent/connect"' in (request.post_data or "")
+    return done
+
+
 class Page:
     """One CopilotKit page load, with what it did on the network and in its console."""
 
@@ -145,8 +156,9 @@ class Page:
 
     def open(self, api: str, agent: str) -> Any:
         """Load the page for ``agent`` with the ``api`` ("v1" or "v2") hooks, once the runtime is known."""
-        self.page.goto(f"{self.base}/?api={api}&agent={agent}")
-        self.page.wait_for_selector("textarea", timeout=LOAD_TIMEOUT_MS)
+        with self.page.expect_response(connected(api), timeout=LOAD_TIMEOUT_MS):
+            self.page.goto(f"{self.base}/?api={api}&agent={agent}")
+        self.page.wait_for_selector("textarea")
         return self.page
 
     def send(self, text: str) -> None:

@@ -28,11 +28,11 @@ const agents = () => Object.fromEntries(routes.map((name) => [name, new HttpAgen
 
 const v1 = copilotRuntimeNodeHttpEndpoint({
   endpoint: "/api/copilotkit",
-  runtime: new CopilotRuntime({ agents: agents() }),
+  runtime: new CopilotRuntime({ agents: agents(), a2ui: {} }),
   serviceAdapter: new ExperimentalEmptyAdapter(),
 });
 const v2 = createCopilotNodeListener({
-  runtime: new CopilotRuntimeV2({ agents: agents() }),
+  runtime: new CopilotRuntimeV2({ agents: agents(), a2ui: {} }),
   basePath: "/api/v2",
   activateChannels: false,
 });

@@ -58,7 +58,7 @@ def test_backend_tools_render_as_cards_with_their_results(copilotkit: Page, api:
 @pytest.mark.parametrize("api", APIS)
 def test_shared_state_recipe_is_edited_by_the_agent(copilotkit: Page, api: str) -> None:
     page = copilotkit.open(api, "shared_state")
-    assert state_of(page)["recipe"]["title"] == "Make Your Recipe"
+    expect(page.locator('[data-testid="state"]')).to_contain_text('"title":"Make Your Recipe"')  # the page's own
     copilotkit.send("make it a vegan recipe for pancakes")
     expect(page.locator('[data-testid="page"]')).to_contain_text('updated "Pancakes"')
     recipe = state_of(page)["recipe"]
@@ -100,3 +100,13 @@ def test_multi_agent_writer_answers_after_the_researcher(copilotkit: Page, api: 
     chat = page.locator('[data-testid="page"]')
     expect(chat).to_contain_text("Let me search our notes on redis.")
     expect(chat).to_contain_text("Here is what the team knows about redis")
+
+
+def test_a2ui_surface_is_drawn_by_the_v2_chat(copilotkit: Page) -> None:
+    """The runtime's A2UI middleware (``a2ui: {}``) turns the designer's streamed render call into a surface
+    that v2's ``<CopilotChat>`` draws (react-ui's v1 chat draws no activity messages, so no v1 case)."""
+    page = copilotkit.open("v2", "a2ui_generative_ui")
+    copilotkit.send("show me a checklist for a trip: passport, tickets and charger")
+    expect(page.locator('[data-testid="page"]')).to_contain_text("Here it is: Checklist for a trip, drawn above.")
+    for text in ("Checklist for a trip", "passport", "tickets", "charger"):  # exact: the surface's own texts
+        expect(page.get_by_text(text, exact=True)).to_have_count(1)

@@ -35,7 +35,9 @@ from .invocation import stream_kwargs
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
-from .sessions import SessionStore, default_store
+from .sessions import SessionStore
+from .stores import default_store
+from .threads import ServerThread, Threads, threads_enabled
 from .tool_selection import tool_selection
 
 logger = logging.getLogger(__name__)
@@ -56,17 +58,25 @@ class StrandsAgent:
     gets its own copy, see ``runtime/multiagent.py``) or a factory ``(RunAgentInput) -> Agent | Swarm | Graph``.
 
     ``sessions`` is where paused runs wait for their resume (see ``runtime/sessions.py``); by default a
-    :class:`~strands_agui.runtime.sessions.FileSessions` in ``$STRANDS_AGUI_SESSIONS`` or ``~/.strands/sessions``."""
+    :class:`~strands_agui.runtime.sessions.FileSessions` in ``$STRANDS_AGUI_SESSIONS`` or ``~/.strands/sessions``.
+    ``threads=True`` keeps each principal's thread on the server too, in the same store (``runtime/threads.py``:
+    a request may send only its new messages; the stored history wins); None: ``$STRANDS_AGUI_THREADS``
+    (``strands-agui serve --threads``)."""
 
     def __init__(self, agent: AgentSource, name: str = "strands_agent", description: str = "",
                  config: StrandsAgentConfig | None = None, *, id_factory: Callable[[], str] = new_id,
-                 sessions: SessionStore | None = None) -> None:
+                 sessions: SessionStore | None = None, threads: bool | None = None) -> None:
         self.strands_agent = agent
         self.name = name
         self.description = description
         self.config = config or StrandsAgentConfig()
         self.id_factory = id_factory
         self.sessions = sessions
+        self.threads = threads
+
+    def thread_store(self) -> Threads | None:
+        """Where this adapter keeps server-side threads (None: threads are off)."""
+        return Threads(self.sessions or default_store()) if threads_enabled(self.threads) else None
 
     def opening(self, input_data: RunAgentInput, on_move: OnMove | None = None) -> RunOpening:
         """The opening of one run of ``input_data`` (its first events, then its translator from the facts)."""
@@ -81,7 +91,8 @@ class StrandsAgent:
     async def run(self, input_data: RunAgentInput, *, recorder: Recorder | None = None,
                   on_move: OnMove | None = None, request: Any = None,
                   invocation_state: Mapping[str, Any] | None = None,
-                  pace: Pace | None = None, cancel: threading.Event | None = None) -> AsyncIterator[BaseEvent]:
+                  pace: Pace | None = None, cancel: threading.Event | None = None,
+                  principal: str | None = None) -> AsyncIterator[BaseEvent]:
         """Run the agent for one AG-UI request and yield its AG-UI events (RUN_STARTED first, one terminal last).
 
         ``recorder`` writes the Strands events this run consumed as a replayable log; ``on_move`` sees every
@@ -91,7 +102,9 @@ class StrandsAgent:
         ``stream_async(..., invocation_state=)`` with the run input added (see ``runtime/invocation.py``). Once
         ``cancel`` is set (a cancel by id, from any thread) the run stops: a Strands agent at its next
         cancellation-safe point (its ``cancel_signal``), any source at its next event (the ``cancel`` move);
-        it finishes with outcome ``cancelled`` after ``config.on_cancel``."""
+        it finishes with outcome ``cancelled`` after ``config.on_cancel``. ``principal`` is whose thread this is
+        (None: the anonymous principal; the endpoint passes the one its ``auth`` named): another principal's
+        pause or thread on the same ``threadId`` is neither seen nor touched."""
         if recorder is not None and (reference := config_reference(self.config)) is not None:
             recorder.annotate(**{CONFIG_KEY: reference})  # what `strands-agui replay` replays it with
         refused: RunRefused | None = None
@@ -101,8 +114,13 @@ class StrandsAgent:
         except RunRefused as exc:
             refused, state, tools = exc, {}, None
 
+        server = ServerThread(self.thread_store(), input_data, principal)
+        try:
+            input_data = server.open()
+        except RunRefused as exc:
+            refused = refused or exc
         with ExitStack() as stack:  # holds a paused thread for the whole run
-            pause = ThreadPause(self.sessions or default_store(), input_data, stack)
+            pause = ThreadPause(self.sessions or default_store(), input_data, stack, principal)
 
             def live(prompt: Prompt) -> tuple[Source, Stop, RunFacts]:
                 if refused is not None:
@@ -123,7 +141,7 @@ class StrandsAgent:
                 recorder.annotate(**facts.record())
                 return record_stream(stream, recorder), stop, facts
 
-            async for event in self._run(input_data, live, on_move, pause.settle, pace, cancel):
+            async for event in self._run(input_data, live, on_move, pause.settle, pace, cancel, server):
                 yield event
 
     async def replay(self, log: RecordedRun, *, input_data: RunAgentInput | None = None,
@@ -138,12 +156,16 @@ class StrandsAgent:
 
     async def _run(self, input_data: RunAgentInput, open_stream: Opener, on_move: OnMove | None,
                    settle: Settle | None = None, pace: Pace | None = None,
-                   cancel: threading.Event | None = None) -> AsyncIterator[BaseEvent]:
+                   cancel: threading.Event | None = None,
+                   server: ServerThread | None = None) -> AsyncIterator[BaseEvent]:
         """RUN_STARTED first (before the agent is built), then the run's translator from the facts the opener
-        learnt building the agent; an opener that fails ends the run with RUN_ERROR."""
+        learnt building the agent; an opener that fails ends the run with RUN_ERROR. A server-side thread is
+        announced after RUN_STARTED and kept after ``settle``."""
         input_data = with_edited_arguments(input_data, self.strands_agent)  # history shows what runs
         opening = self.opening(input_data, on_move)
         for event in opening.start():
+            yield event
+        for event in server.announce() if server is not None else ():
             yield event
         prompt, notes = self._prompt(input_data)
         for event in notes:
@@ -156,7 +178,9 @@ class StrandsAgent:
             failure = strands_failure(exc)
         else:
             cancelled = Cancellation(cancel, self.config.on_cancel) if cancel is not None else None
-            async for event in translate(opening.translator(facts), stream, stop, settle, pace, cancelled):
+            translator = opening.translator(facts)
+            async for event in translate(translator, stream, stop, _settle_and_keep(settle, server, translator), pace,
+                                         cancelled):
                 yield event
             return
         async for event in _end(opening.translator(NO_FACTS), failure):
@@ -177,6 +201,14 @@ class StrandsAgent:
         except Exception as exc:  # noqa: BLE001 - a failing hook never ends the run
             return blocks, [hook_failed("state_context_builder", exc)]
         return [{"text": text}, *(b for b in blocks if "text" not in b)], []
+
+
+def _settle_and_keep(settle: Settle | None, server: ServerThread | None, translator: Translator) -> Settle | None:
+    """The pause bookkeeping, then the server-side thread kept (its failure reported only when the pause's
+    is none)."""
+    if server is None:
+        return settle
+    return lambda: (settle() if settle is not None else None) or server.keep(translator)
 
 
 async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]],

@@ -5,7 +5,8 @@
   run: ``items`` is then omitted); client-provided tools are accepted; calls of one turn run concurrently
   unless the agent uses Strands' ``SequentialToolExecutor``;
 * ``output.structuredOutput``: the agent has a ``structured_output_model``;
-* ``state``: snapshots always, deltas (from ``custom_result_handler``s);
+* ``state``: snapshots always, deltas (from ``custom_result_handler``s), ``persistentState`` when server-side
+  threads are on (the thread API, ``GET <path>/threads``, lists and restores them);
 * ``reasoning``: streamed, with encrypted values (signatures, redacted reasoning) when the model sends them;
 * ``multiAgent``: a Swarm or Graph (their node ids as ``subagents``), or tools that are agents;
 * ``humanInTheLoop``: interrupts always (Strands' ``interrupt()``), approvals when a tool has
@@ -35,6 +36,7 @@ from ag_ui.core import (
 )
 
 from .model_info import model_info
+from .threads import threads_enabled
 
 if TYPE_CHECKING:
     from .agent import StrandsAgent
@@ -52,7 +54,7 @@ def capabilities(adapter: StrandsAgent, *, resumable: bool = False) -> AgentCapa
         transport=TransportCapabilities(streaming=True, resumable=resumable or None),
         tools=_tools(template),
         output=OutputCapabilities(structured_output=bool(getattr(template, "_default_structured_output_model", None))),
-        state=StateCapabilities(snapshots=True, deltas=True),
+        state=StateCapabilities(snapshots=True, deltas=True, persistent_state=threads_enabled(adapter.threads)),
         multi_agent=_multi_agent(source, template),
         reasoning=ReasoningCapabilities(supported=True, streaming=True, encrypted=True),
         human_in_the_loop=HumanInTheLoopCapabilities(supported=True, interrupts=True, approvals=approvals),

@@ -46,12 +46,15 @@ def store_errors() -> Iterator[None]:
 
 
 class ThreadPause:
-    """The pause bookkeeping of one run on ``input_data.thread_id`` (``stack`` holds the thread's lock)."""
+    """The pause bookkeeping of one run on ``principal``'s thread ``input_data.thread_id`` (``stack`` holds the
+    thread's lock)."""
 
-    def __init__(self, store: SessionStore, input_data: RunAgentInput, stack: ExitStack) -> None:
+    def __init__(self, store: SessionStore, input_data: RunAgentInput, stack: ExitStack,
+                 principal: str | None = None) -> None:
         self.store = store
         self.input = input_data
         self.thread = input_data.thread_id
+        self.principal = principal  # whose thread (None: the anonymous principal), see server/principals.py
         self.stack = stack
         self.runner: Agent | MultiAgentBase | None = None
         self.resuming = bool(input_data.resume)
@@ -68,9 +71,9 @@ class ThreadPause:
             with store_errors():
                 return self._resume(source, config)
         with store_errors():
-            if self.store.paused_at(self.thread) is not None:
-                with self.store.hold(self.thread):
-                    self.store.remove(self.thread)
+            if self.store.paused_at(self.thread, self.principal) is not None:
+                with self.store.hold(self.thread, self.principal):
+                    self.store.remove(self.thread, self.principal)
         runner = self.runner = build_run_agent(source, self.input, conversation(self.input).history)
         narrow_tools(runner, self.tools, self.input)
         install_approval(runner, config)
@@ -81,14 +84,14 @@ class ThreadPause:
     def _resume(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent | MultiAgentBase | None, Any]:
         cancels_only = all(entry.status == "cancelled" for entry in self.input.resume or ())
         try:
-            self.stack.enter_context(self.store.hold(self.thread))
+            self.stack.enter_context(self.store.hold(self.thread, self.principal))
         except RunRefused as exc:
             if exc.code == "INTERRUPT_NOT_FOUND" and cancels_only:
                 return None, None  # nothing is waited for any more: the run just finishes
             raise
-        paused_at = self.store.paused_at(self.thread)
+        paused_at = self.store.paused_at(self.thread, self.principal)
         if paused_at is None or self.store.expired(paused_at):
-            self.store.remove(self.thread)
+            self.store.remove(self.thread, self.principal)
             if cancels_only:
                 return None, None
             raise RunRefused("INTERRUPT_EXPIRED", f"the paused run is older than the retention of "
@@ -98,11 +101,11 @@ class ThreadPause:
         runner = build_run_agent(source, self.input, history)
         narrow_tools(runner, self.tools, self.input)
         install_approval(runner, config)
-        attach(runner, self.store.session_manager(self.thread))
+        attach(runner, self.store.session_manager(self.thread, self.principal))
         state = interrupt_state(runner)
         pending = {i.id: i for i in state.interrupts.values() if i.response is None} if state.activated else {}
         if not pending:
-            self.store.remove(self.thread)
+            self.store.remove(self.thread, self.principal)
             raise RunRefused("INTERRUPT_NOT_FOUND", "the thread has no pending interrupt (already resumed?)")
         parked = parked_calls(runner)
         self._refuse_new_messages({call for calls in parked.values() for call in calls})
@@ -138,11 +141,12 @@ class ThreadPause:
         try:
             if interrupt_state(self.runner).activated:
                 if self.resuming:
-                    self.store.refresh(self.thread)  # the attached session manager already holds the state
+                    # the attached session manager already holds the state
+                    self.store.refresh(self.thread, self.principal)
                 else:
-                    self.store.park(self.thread, self.runner)
+                    self.store.park(self.thread, self.runner, self.principal)
             elif self.resuming:
-                self.store.remove(self.thread)
+                self.store.remove(self.thread, self.principal)
         except RunRefused as exc:
             return exc.failure
         except Exception as exc:  # noqa: BLE001 - a store failure is a documented RUN_ERROR

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import hashlib
-import logging
+import json
 import math
 import os
 import shutil
@@ -40,51 +39,67 @@ from strands import Agent
 from strands.multiagent.base import MultiAgentBase
 from strands.session import FileSessionManager
 from strands.session.session_manager import SessionManager
+from strands.session.session_repository import SessionRepository
 
 from ..errors import RunRefused
 
-logger = logging.getLogger(__name__)
-
 DEFAULT_RETENTION_SECONDS = 24 * 3600.0
+THREADS_SESSION = "agui-threads"  # the threads repository's own (empty) session
+DEFAULT_LEASE_SECONDS = 30.0  # S3Sessions: a dead holder's lease expires this long after its last renewal
 STAGING_SECONDS = 3600.0  # a staging directory this old was left by a crashed worker
 SESSIONS_ENV = "STRANDS_AGUI_SESSIONS"
 RETENTION_ENV = "STRANDS_AGUI_PAUSE_RETENTION"
 DEFAULT_DIRECTORY = Path.home() / ".strands" / "sessions"
 
 
-def session_id(thread_id: str) -> str:
-    """The Strands session id of a thread: a digest, so any thread id is a safe file name."""
-    return "agui-" + hashlib.sha256(thread_id.encode("utf-8")).hexdigest()[:40]
+def session_id(thread_id: str, principal: str | None = None) -> str:
+    """The Strands session id of a principal's thread: a digest, so any thread id is a safe file name. The
+    anonymous principal's ids (``agui-<hex>``) and a named principal's (``agui-u-<hex>`` of both) never meet, so
+    no thread id sent anonymously reaches a named principal's thread."""
+    if principal is None:
+        return "agui-" + hashlib.sha256(thread_id.encode("utf-8")).hexdigest()[:40]
+    both = json.dumps([principal, thread_id]).encode("utf-8")
+    return "agui-u-" + hashlib.sha256(both).hexdigest()[:40]
 
 
 class SessionStore(ABC):
-    """Pause state of AG-UI threads, kept in Strands session managers (see the module docstring)."""
+    """Pause state of AG-UI threads, kept in Strands session managers (see the module docstring). A thread is
+    ``(principal, thread_id)``: ``principal`` (None: the anonymous one) is whom the endpoint's ``auth`` named
+    (``server/principals.py``); the same ``thread_id`` of another principal is another thread."""
 
     retention_seconds: float = DEFAULT_RETENTION_SECONDS
 
     @abstractmethod
-    def session_manager(self, thread_id: str) -> SessionManager:
+    def session_manager(self, thread_id: str, principal: str | None = None) -> SessionManager:
         """The Strands session manager of the thread's stored pause (restores the agent it is attached to)."""
 
     @abstractmethod
-    def paused_at(self, thread_id: str) -> float | None:
+    def paused_at(self, thread_id: str, principal: str | None = None) -> float | None:
         """When the thread's pause was stored (epoch seconds), or None when the thread is not paused."""
 
     @abstractmethod
-    def hold(self, thread_id: str) -> contextlib.AbstractContextManager[None]:
+    def hold(self, thread_id: str, principal: str | None = None) -> contextlib.AbstractContextManager[None]:
         """Exclusive use of the thread's stored pause for one run; raises ``RunRefused("THREAD_BUSY")``
         when another run holds it, ``RunRefused("INTERRUPT_NOT_FOUND")`` when there is none (any more)."""
 
     @abstractmethod
-    def park(self, thread_id: str, agent: Agent | MultiAgentBase) -> None:
+    def park(self, thread_id: str, agent: Agent | MultiAgentBase, principal: str | None = None) -> None:
         """Store ``agent`` (an Agent, Swarm or Graph that just paused) as the thread's pause, replacing any
         older one."""
 
     @abstractmethod
-    def remove(self, thread_id: str) -> None:
+    def remove(self, thread_id: str, principal: str | None = None) -> None:
         """Forget the thread's pause (no error when there is none)."""
 
-    def refresh(self, thread_id: str) -> None:  # noqa: B027 - optional
+    def threads_repository(self) -> SessionRepository:
+        """Where server-side threads are kept (``runtime/threads.py``): a Strands session repository."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no server-side threads")
+
+    def thread_session_ids(self) -> list[str]:
+        """The session ids of every kept thread (of every principal)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no server-side threads")
+
+    def refresh(self, thread_id: str, principal: str | None = None) -> None:  # noqa: B027 - optional
         """A resumed run paused again: its retention starts over (the state itself is already stored)."""
 
     def expired(self, paused_at: float) -> bool:
@@ -102,22 +117,37 @@ class FileSessions(SessionStore):
                  retention_seconds: float = DEFAULT_RETENTION_SECONDS) -> None:
         self.directory = Path(directory)
         self.retention_seconds = retention_seconds
+        self._threads: FileSessionManager | None = None
 
-    def _path(self, thread_id: str) -> Path:
-        return self.directory / f"session_{session_id(thread_id)}"
+    def threads_repository(self) -> SessionRepository:
+        if self._threads is None:
+            self._threads = FileSessionManager(session_id=THREADS_SESSION, storage_dir=str(self.directory / "threads"))
+        return self._threads
 
-    def session_manager(self, thread_id: str) -> SessionManager:
-        return FileSessionManager(session_id=session_id(thread_id), storage_dir=str(self.directory))
+    def thread_session_ids(self) -> list[str]:
+        try:
+            names = [entry.name for entry in (self.directory / "threads").iterdir()]
+        except FileNotFoundError:
+            return []
+        return [name.removeprefix("session_") for name in names
+                if name.startswith("session_") and name != f"session_{THREADS_SESSION}"]
 
-    def paused_at(self, thread_id: str) -> float | None:
+    def _path(self, thread_id: str, principal: str | None = None) -> Path:
+        return self.directory / f"session_{session_id(thread_id, principal)}"
+
+    def session_manager(self, thread_id: str, principal: str | None = None) -> SessionManager:
+        return FileSessionManager(session_id=session_id(thread_id, principal), storage_dir=str(self.directory))
+
+    def paused_at(self, thread_id: str, principal: str | None = None) -> float | None:
         try:  # asked on every run: a string path, not pathlib (docs/benchmarks.md)
-            return os.stat(os.path.join(self.directory, f"session_{session_id(thread_id)}", "session.json")).st_mtime
+            name = f"session_{session_id(thread_id, principal)}"
+            return os.stat(os.path.join(self.directory, name, "session.json")).st_mtime
         except FileNotFoundError:
             return None
 
     @contextlib.contextmanager
-    def hold(self, thread_id: str) -> Iterator[None]:
-        path = self._path(thread_id)
+    def hold(self, thread_id: str, principal: str | None = None) -> Iterator[None]:
+        path = self._path(thread_id, principal)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
         except FileNotFoundError:
@@ -133,26 +163,27 @@ class FileSessions(SessionStore):
         finally:
             os.close(fd)
 
-    def park(self, thread_id: str, agent: Agent | MultiAgentBase) -> None:
+    def park(self, thread_id: str, agent: Agent | MultiAgentBase, principal: str | None = None) -> None:
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.sweep()
         staging = self.directory / f".staging-{uuid.uuid4().hex}"
         try:
-            initialize_session(FileSessionManager(session_id=session_id(thread_id), storage_dir=str(staging)), agent)
-            target = self._path(thread_id)
+            staged = FileSessionManager(session_id=session_id(thread_id, principal), storage_dir=str(staging))
+            initialize_session(staged, agent)
+            target = self._path(thread_id, principal)
             if target.exists():
-                with self.hold(thread_id):
+                with self.hold(thread_id, principal):
                     shutil.rmtree(target)
             os.rename(staging / target.name, target)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
-    def refresh(self, thread_id: str) -> None:
+    def refresh(self, thread_id: str, principal: str | None = None) -> None:
         with contextlib.suppress(FileNotFoundError):
-            os.utime(self._path(thread_id) / "session.json")
+            os.utime(self._path(thread_id, principal) / "session.json")
 
-    def remove(self, thread_id: str) -> None:
-        shutil.rmtree(self._path(thread_id), ignore_errors=True)
+    def remove(self, thread_id: str, principal: str | None = None) -> None:
+        shutil.rmtree(self._path(thread_id, principal), ignore_errors=True)
 
     def sweep(self) -> None:
         """Remove every expired pause (and staging left by a crashed worker)."""
@@ -166,29 +197,6 @@ class FileSessions(SessionStore):
                 else entry.name.startswith(".staging-") and time.time() - stamp > STAGING_SECONDS
             if stale:
                 shutil.rmtree(entry, ignore_errors=True)
-
-
-def default_store() -> FileSessions:
-    """``$STRANDS_AGUI_SESSIONS`` (set by ``strands-agui serve --sessions DIR``), else ``~/.strands/sessions``;
-    retention ``$STRANDS_AGUI_PAUSE_RETENTION`` seconds (``serve --pause-retention``), else 24 h. Asked on
-    every run: one store per value of the two variables, built once."""
-    return _store(os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY), os.environ.get(RETENTION_ENV))
-
-
-@functools.lru_cache(maxsize=16)
-def _store(directory: str, retention: str | None) -> FileSessions:
-    return FileSessions(directory, retention_seconds=_retention(retention))
-
-
-def _retention(text: str | None) -> float:
-    try:
-        value = float(text) if text else DEFAULT_RETENTION_SECONDS
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        logger.warning("ignoring %s=%r: not a number of seconds > 0", RETENTION_ENV, text)
-        return DEFAULT_RETENTION_SECONDS
-    return value
 
 
 def initialize_session(manager: SessionManager, agent: Agent | MultiAgentBase) -> None:

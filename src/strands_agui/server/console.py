@@ -6,7 +6,8 @@ Everything is in the package's ``static`` directory (no build step, no network r
 * ES modules: ``agui.js`` (SSE reader and the AG-UI reducer, mirroring ``@ag-ui/client``), ``markdown.js``
   (safe markdown), ``views.js`` (messages, tool cards, subagents, interrupts), ``chart.js`` (charts a tool
   result asks for, as SVG built in the page), ``state.js`` (state views),
-  ``machine.js`` (the live machine and the inspector), ``console.js`` (threads, runs, frontend tools);
+  ``machine.js`` (the live machine and the inspector), ``console.js`` (threads, runs, frontend tools),
+  ``threads.js`` (a reload restores the thread through the thread API; regenerate);
 * ``vendor/``: markdown-it and fast-json-patch (MIT, licences beside them);
 * ``run_machine.svg``: the run machine drawn from ``core.machine.TRANSITIONS`` (``tooling.diagrams``).
 
@@ -36,6 +37,7 @@ ASSETS: dict[str, str] = {
     "state.js": "text/javascript; charset=utf-8",
     "machine.js": "text/javascript; charset=utf-8",
     "console.js": "text/javascript; charset=utf-8",
+    "threads.js": "text/javascript; charset=utf-8",
     "vendor/markdown-it.min.js": "text/javascript; charset=utf-8",
     "vendor/fast-json-patch.min.js": "text/javascript; charset=utf-8",
     "run_machine.svg": "image/svg+xml",

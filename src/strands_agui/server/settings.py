@@ -20,6 +20,8 @@ from fastapi import Depends, params
 
 from ..config import InvocationStateProvider, MediaFetchPolicy
 from ..runtime.sessions import SessionStore
+from .metrics import DEFAULT_METRICS_PATH
+from .principals import principal_dependency
 from .resumable import Resumable
 from .streaming import COALESCE_SECONDS
 from .validation import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGES, RequestLimits
@@ -45,8 +47,11 @@ class EndpointSettings:
 
     ``auth`` (a FastAPI dependency callable that raises ``HTTPException`` to refuse, ``ag_ui_strands``' name)
     and then ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first; a request they refuse never starts
-    a run. ``invocation_state_provider(request, input_data)`` (sync or async) returns a dict of trusted,
-    request-scoped values handed to Strands as ``invocation_state`` (a copy per run), or None. It is the run's
+    a run. What ``auth`` returns, when it is a ``str``, is the caller's principal: threads (their pauses) are
+    the principal's own, another principal's request on the same ``threadId`` is another thread
+    (``server/principals.py``; None: the anonymous principal). ``invocation_state_provider(request, input_data)``
+    (sync or async) returns a dict of trusted, request-scoped values handed to Strands as ``invocation_state``
+    (a copy per run), or None. It is the run's
     ``StrandsAgentConfig.invocation_state_provider``: one that fails ends the run with ``INVOCATION_STATE_ERROR``.
     The limits (``max_body_bytes``, ``max_messages``, ``max_depth``) are described in :class:`RequestLimits`.
     ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. ``coalesce_seconds`` is the longest
@@ -60,7 +65,11 @@ class EndpointSettings:
     a :class:`~strands_agui.server.resumable.Resumable` names the event store and ``detach_seconds``; None: as
     ``strands-agui serve --resumable`` says, off without it) numbers and stores every event, so a client can
     reconnect (``GET path/runs/{runId}/events`` with ``Last-Event-ID``) and cancel (``POST
-    path/runs/{runId}/cancel``); see ``docs/transport.md``.
+    path/runs/{runId}/cancel``); see ``docs/transport.md``. ``tracing`` (on unless False) gives each run an
+    OpenTelemetry span, with Strands' spans as its children, whenever a tracer provider is installed
+    (``server/tracing.py``). ``metrics`` (True; None: as ``strands-agui serve --metrics`` says, off without it)
+    records Prometheus metrics of the runs and serves them at ``GET metrics_path`` (``server/metrics.py``,
+    the ``observability`` extra); see ``docs/observability.md``.
     """
 
     auth: Callable[..., Any] | None = None
@@ -75,6 +84,9 @@ class EndpointSettings:
     inspect: bool = False
     fetch_media: MediaFetchPolicy | None = None
     resumable: bool | Resumable | None = None
+    tracing: bool = True
+    metrics: bool | None = None
+    metrics_path: str = DEFAULT_METRICS_PATH
 
     def __post_init__(self) -> None:
         _ = self.limits  # RequestLimits refuses a limit that is not a positive int
@@ -89,8 +101,10 @@ class EndpointSettings:
 
     @property
     def route_dependencies(self) -> list[params.Depends]:
-        """What runs before the route: ``auth``, then ``dependencies``."""
-        return [*([Depends(self.auth)] if self.auth is not None else ()), *(self.dependencies or ())]
+        """What runs before the route: ``auth`` (its value recorded as the request's principal), then
+        ``dependencies``."""
+        scope = principal_dependency(self.auth)
+        return [*([Depends(scope)] if scope is not None else ()), *(self.dependencies or ())]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,7 +113,9 @@ class AppSettings(EndpointSettings):
     (unauthenticated; None: no health route).
 
     ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
-    :class:`~strands_agui.runtime.sessions.FileSessions`). CORS is off unless ``cors_origins`` is given. Then
+    :class:`~strands_agui.runtime.sessions.FileSessions`). ``threads=True`` keeps each principal's threads on the
+    server too, in the same store (``runtime/threads.py``; None: the agent's own setting, else
+    ``$STRANDS_AGUI_THREADS``). CORS is off unless ``cors_origins`` is given. Then
     exactly those origins may call the app (GET and POST, any request header, no credentials); there is never a
     wildcard origin. ``api_docs=False`` removes ``/docs``, ``/redoc`` and ``/openapi.json`` (404).
     """
@@ -107,6 +123,7 @@ class AppSettings(EndpointSettings):
     health_path: str | None = "/ping"
     cors_origins: Sequence[str] = ()
     sessions: SessionStore | None = None
+    threads: bool | None = None
     api_docs: bool = True
 
     def __post_init__(self) -> None:
@@ -130,6 +147,9 @@ class EndpointOptions(TypedDict, total=False):
     inspect: bool
     fetch_media: MediaFetchPolicy | None
     resumable: bool | Resumable | None
+    tracing: bool
+    metrics: bool | None
+    metrics_path: str
 
 
 class AppOptions(EndpointOptions, total=False):
@@ -137,6 +157,7 @@ class AppOptions(EndpointOptions, total=False):
 
     cors_origins: Sequence[str]
     sessions: SessionStore | None
+    threads: bool | None
     api_docs: bool
 
 

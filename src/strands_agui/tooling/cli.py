@@ -1,7 +1,9 @@
 """``strands-agui``: serve, record, replay, diagram.
 
-    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR] [--pause-retention S]
-                       [--workers N] [--no-docs] [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
+    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR|s3://B/P] [--threads]
+                       [--pause-retention S] [--workers N] [--no-docs]
+                       [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
+                       [--metrics]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR | --ignore-config]
                                   [--format jsonl|sse] [--trace] [--partial]
@@ -38,6 +40,7 @@ from .cli_checks import (
 
 DEFAULT_APP = "strands_agui.examples.server:app"
 USAGE_ERROR = 2
+WORKER_HEALTHCHECK_SECONDS = 60  # uvicorn's 5 s kills a worker still importing the app on a loaded machine, forever
 RUN_FAILED = 1
 
 __all__ = ["CliError", "DEFAULT_APP", "load_object", "main", "parser"]
@@ -129,37 +132,58 @@ def cmd_serve(args: argparse.Namespace) -> int:
     every ``StrandsAgent`` without ``sessions=``); ``--workers N`` > 1 makes uvicorn import the app in N
     processes, which share the session directory, so a pause parked by one is resumed by any."""
     import os
-    from pathlib import Path
+    import shutil
 
     import uvicorn
 
-    from ..runtime.sessions import DEFAULT_DIRECTORY, RETENTION_ENV, SESSIONS_ENV
+    from ..runtime.sessions import DEFAULT_DIRECTORY, SESSIONS_ENV
     from ..server.endpoint import without_api_docs
+
+    made = serve_environment(args)
+    try:
+        app: Any = load_app(args.app)  # also checked when the workers import it themselves
+        factory = args.no_docs and args.workers > 1
+        if factory:
+            os.environ[APP_ENV] = args.app
+            app = f"{__name__}:app_without_docs"
+        elif args.workers > 1:
+            app = args.app  # workers import the app themselves
+        elif args.no_docs:
+            app = without_api_docs(app)
+        check_port_free(args.host, args.port)
+        sessions = os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY)
+        print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s)); "
+              f"paused runs are kept in {sessions}", file=sys.stderr)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers,
+                    factory=factory, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS)
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+    return 0
+
+
+def serve_environment(args: argparse.Namespace) -> str | None:
+    """``serve``'s flags checked, and set for every worker as environment variables; returns the metrics
+    directory made for the workers (:func:`metrics_environment`)."""
+    import os
+    from pathlib import Path
+
+    from ..runtime.sessions import RETENTION_ENV, SESSIONS_ENV
+    from ..runtime.threads import THREADS_ENV
 
     if args.workers < 1:
         raise CliError(f"--workers {args.workers}: give at least 1 worker")
     if args.pause_retention is not None and not args.pause_retention > 0:
         raise CliError(f"--pause-retention {args.pause_retention}: give a number of seconds > 0 (inf: forever)")
-    if args.sessions:
-        os.environ[SESSIONS_ENV] = str(Path(args.sessions).resolve())
+    if args.sessions:  # a directory, or s3://BUCKET/PREFIX (runtime/s3sessions.py)
+        s3 = args.sessions.startswith("s3://")
+        os.environ[SESSIONS_ENV] = args.sessions if s3 else str(Path(args.sessions).resolve())
     if args.pause_retention is not None:
         os.environ[RETENTION_ENV] = str(args.pause_retention)
+    if args.threads:
+        os.environ[THREADS_ENV] = "1"
     resumable_environment(args)
-    app: Any = load_app(args.app)  # also checked when the workers import it themselves
-    factory = args.no_docs and args.workers > 1
-    if factory:
-        os.environ[APP_ENV] = args.app
-        app = f"{__name__}:app_without_docs"
-    elif args.workers > 1:
-        app = args.app  # workers import the app themselves
-    elif args.no_docs:
-        app = without_api_docs(app)
-    check_port_free(args.host, args.port)
-    sessions = os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY)
-    print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s)); "
-          f"paused runs are kept in {sessions}", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers, factory=factory)
-    return 0
+    return metrics_environment(args)
 
 
 def resumable_environment(args: argparse.Namespace) -> None:
@@ -185,6 +209,28 @@ def resumable_environment(args: argparse.Namespace) -> None:
         os.environ[EVENTS_ENV] = args.events
     if args.detach_seconds is not None:
         os.environ[DETACH_ENV] = str(args.detach_seconds)
+
+
+def metrics_environment(args: argparse.Namespace) -> str | None:
+    """``--metrics`` reaches every worker's endpoints as ``$STRANDS_AGUI_METRICS`` (``server/metrics.py``); with
+    several workers, a fresh ``$PROMETHEUS_MULTIPROC_DIR`` (unless one is set) makes ``/metrics`` sum every
+    worker's values. Returns the directory made here, removed when the server stops."""
+    import os
+    import tempfile
+    from importlib.util import find_spec
+
+    from ..server.metrics import METRICS_ENV, MULTIPROC_ENV
+
+    if not args.metrics:
+        return None
+    if find_spec("prometheus_client") is None:
+        raise CliError("--metrics needs prometheus-client: pip install 'strands-agui[observability]'")
+    os.environ[METRICS_ENV] = "1"
+    if args.workers == 1 or os.environ.get(MULTIPROC_ENV):
+        return None
+    made = tempfile.mkdtemp(prefix="strands-agui-metrics-")
+    os.environ[MULTIPROC_ENV] = made  # before any worker imports prometheus_client
+    return made
 
 
 def app_without_docs() -> Any:
@@ -216,11 +262,14 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
-    serve.add_argument("--sessions", help="directory where paused runs wait for their resume "
-                       "(default: $STRANDS_AGUI_SESSIONS, else ~/.strands/sessions)")
+    serve.add_argument("--sessions", help="directory, or s3://BUCKET/PREFIX shared by several machines, where "
+                       "paused runs wait for their resume (default: $STRANDS_AGUI_SESSIONS, else ~/.strands/sessions)")
     serve.add_argument("--pause-retention", type=float, metavar="SECONDS",
                        help="how long a paused run stays resumable (its interrupts' expiresAt; default 86400, "
                        "inf: forever)")
+    serve.add_argument("--threads", action="store_true",
+                       help="keep each caller's threads on the server, in the --sessions store (a request may send "
+                       "only its new messages; GET <path>/threads lists them)")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.add_argument("--no-docs", action="store_true", help="serve without /docs, /redoc and /openapi.json")
     serve.add_argument("--resumable", action="store_true",
@@ -229,6 +278,8 @@ def parser() -> argparse.ArgumentParser:
                        "(redis://HOST:PORT/DB; default: in memory, one process)")
     serve.add_argument("--detach-seconds", type=float, metavar="S",
                        help="with --resumable: how long a run outlives its client awaiting a reconnect (default 60)")
+    serve.add_argument("--metrics", action="store_true", help="Prometheus metrics of the runs at GET /metrics "
+                       "(every worker's; needs the observability extra)")
     serve.set_defaults(func=cmd_serve)
     record = sub.add_parser("record", parents=[common], help="run an agent once and record its Strands events")
     record.add_argument("agent", help="MODULE:ATTR of a StrandsAgent or strands.Agent")

@@ -5,6 +5,7 @@
 import { addNotice, applyEvent, clone, currentRun, findCall, newThread, readEvents, uid } from "./agui.js";
 import { download, loadDiagram, newRun, recordEvent, renderInspector, traceDocument, wireZoom } from "./machine.js";
 import { renderState } from "./state.js";
+import { forgetThread, regeneration, rememberThread, rememberedThreadId, restoreThread } from "./threads.js";
 import { el, renderConversation, setText } from "./views.js";
 
 const $ = (id) => document.getElementById(id);
@@ -41,7 +42,12 @@ let controller = null;   // AbortController of the run in flight
 let selectedRun = null;  // the run the inspector shows (null: the newest)
 
 function thread(path = current.path) {
-  return threads[path] ||= newThread(examples.find((e) => e.path === path)?.initialState);
+  if (threads[path]) return threads[path];
+  const t = threads[path] = newThread(examples.find((e) => e.path === path)?.initialState);
+  t.threadId = rememberedThreadId(path) || t.threadId;  // a reload continues the thread (threads.js)
+  rememberThread(path, t.threadId);
+  restoreThread(path, t).then((restored) => restored && render(path));
+  return t;
 }
 
 function setStatus(text, state = "idle") {
@@ -50,7 +56,7 @@ function setStatus(text, state = "idle") {
 }
 
 function setBusy(busy) {
-  for (const id of ["send", "example", "new-thread"]) $(id).disabled = busy;
+  for (const id of ["send", "example", "new-thread", "regenerate"]) $(id).disabled = busy;
   for (const b of document.querySelectorAll(".suggestion")) b.disabled = busy;
   $("stop").disabled = !busy;
   document.body.dataset.running = String(busy);
@@ -75,7 +81,7 @@ async function streamRun(example, t, input) {
   return terminal;
 }
 
-async function run(example, { label = "message", resume = undefined, followUps = 0 } = {}) {
+async function run(example, { label = "message", resume = undefined, followUps = 0, parentRunId = undefined } = {}) {
   const t = thread(example.path);
   const input = {
     threadId: t.threadId, runId: uid(), messages: clone(t.messages.filter((m) => m.role !== "activity")),
@@ -83,6 +89,7 @@ async function run(example, { label = "message", resume = undefined, followUps =
     protocolVersion: "1.0", // the console reads the AG-UI 1.0 stream (docs/protocol-versions.md)
   };
   if (resume) input.resume = resume;
+  if (parentRunId) input.parentRunId = parentRunId;
   t.runs.push(newRun(input, label));
   selectedRun = null;
   controller = new AbortController();
@@ -207,7 +214,18 @@ window.addEventListener("hashchange", () => {
   const path = "/" + decodeURIComponent(location.hash.slice(1));
   if (!controller && current && path !== current.path) select(path);
 });
-$("new-thread").addEventListener("click", () => { delete threads[current.path]; select(current.path); });
+$("new-thread").addEventListener("click", () => {
+  delete threads[current.path];
+  forgetThread(current.path);
+  select(current.path);
+});
+$("regenerate").addEventListener("click", () => {
+  const t = thread(), kept = regeneration(t);
+  if (!kept || controller) return;
+  const parentRunId = t.runs.at(-1)?.input.runId || t.threadId;  // the run whose answer is redone
+  t.messages = kept;
+  run(current, { label: "regenerate", parentRunId });
+});
 $("stop").addEventListener("click", () => controller && controller.abort());
 $("inspector-run").addEventListener("change", (e) => { selectedRun = e.target.value; render(current.path); });
 $("show-quiet").addEventListener("change", (e) => { $("inspector").dataset.quiet = e.target.checked ? "shown" : "hidden"; });

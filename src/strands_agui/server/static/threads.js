@@ -1,0 +1,48 @@
+// Server-side threads in the console: the page remembers each example's threadId (localStorage) and, on a
+// reload, restores the thread from GET {path}/threads/{threadId} when the server keeps threads
+// (`strands-agui serve --threads`; otherwise that answers 404 and the thread starts empty). "Regenerate" drops
+// the last answer and runs the last user turn again as a branch (parentRunId), which the server's stored
+// thread follows.
+"use strict";
+
+import { addNotice } from "./agui.js";
+
+const key = (path) => `strands-agui:thread:${path}`;
+
+function storage() {
+  try { return window.localStorage; } catch { return null; }  // a sandboxed page may have none
+}
+
+export function rememberedThreadId(path) {
+  return storage()?.getItem(key(path)) || null;
+}
+
+export function rememberThread(path, threadId) {
+  storage()?.setItem(key(path), threadId);
+}
+
+export function forgetThread(path) {
+  storage()?.removeItem(key(path));
+}
+
+// Fill `thread` from what the server keeps for it; true when it kept something.
+export async function restoreThread(path, thread) {
+  const url = `${path.replace(/\/$/, "")}/threads/${encodeURIComponent(thread.threadId)}`;
+  const response = await fetch(url, { headers: { Accept: "application/json" } }).catch(() => null);
+  if (!response?.ok || thread.messages.length) return false;  // nothing kept, or the user already started
+  const kept = await response.json();
+  thread.messages = kept.messages || [];
+  if (kept.state && typeof kept.state === "object") thread.state = kept.state;
+  thread.pendingInterrupts = kept.pendingInterrupts || [];
+  if (thread.pendingInterrupts.length) {
+    addNotice(thread, "interrupt", "The agent is waiting for your answer.",
+      { interrupts: thread.pendingInterrupts, answered: null });
+  }
+  return true;
+}
+
+// The messages a regeneration sends (up to the last user message), or null when there is no answer to redo.
+export function regeneration(thread) {
+  const last = thread.messages.map((m) => m.role).lastIndexOf("user");
+  return last < 0 || last === thread.messages.length - 1 ? null : thread.messages.slice(0, last + 1);
+}

@@ -1,0 +1,38 @@
+"""The served run's phase table (``server/driver.py``): every phase is reachable, ``stopped`` and ``ended``
+are final, and a move the table lacks raises instead of passing silently. The behaviour each phase stands for
+(where a stop lands, how the run unwinds) is proven over HTTP by test_load.py, test_writes.py and
+test_endpoint.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from strands_agui.server.driver import MOVES, Phase, RunDriver
+
+
+def test_every_phase_is_reachable_from_started_and_only_stopped_and_ended_are_final() -> None:
+    seen, frontier = {Phase.STARTED}, [Phase.STARTED]
+    while frontier:
+        for nxt in MOVES[frontier.pop()] - seen:
+            seen.add(nxt)
+            frontier.append(nxt)
+    assert seen == set(Phase)
+    assert {phase for phase, moves in MOVES.items() if not moves} == {Phase.STOPPED, Phase.ENDED}
+    assert all(Phase.STOPPED in MOVES[phase] for phase in (Phase.WAITING, Phase.FORWARDING, Phase.WRITING))
+
+
+async def _nothing():  # type: ignore[no-untyped-def]
+    return
+    yield
+
+
+def test_a_move_the_table_lacks_raises() -> None:
+    driver = RunDriver(_nothing(), lambda event: b"", object(), keepalive=1, coalesce=0,  # type: ignore[arg-type]
+                       keepalive_frame=None)
+    driver.move(Phase.WAITING)
+    driver.move(Phase.FORWARDING)
+    with pytest.raises(RuntimeError, match="no move from forwarding to started"):
+        driver.move(Phase.STARTED)
+    driver.move(Phase.ENDED)
+    with pytest.raises(RuntimeError, match="no move from ended to waiting"):
+        driver.move(Phase.WAITING)
