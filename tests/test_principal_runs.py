@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.test_workers import ROUTE, serve
+from tests.support.workers import ROUTE, serve
 
 pytestmark = pytest.mark.slow  # one server process for the module
 

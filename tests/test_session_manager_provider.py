@@ -147,12 +147,13 @@ def test_upstreams_usage_with_only_the_import_changed(tmp_path: Path) -> None:
     assert reader.given[1] == [("user", "hello"), ("assistant", "read 1"), ("user", "again")]
 
 
+@pytest.mark.slow  # the example's paced model, two runs
 def test_a_pause_resumes_with_the_provider_and_its_session_follows(tmp_path: Path) -> None:
     """The pause's own session (interrupt state) and the provider's (the conversation) both hold the thread:
     the resume books, and the provider's session ends holding the booked conversation."""
     from strands_agui import FileSessions
     from strands_agui.examples.human_in_the_loop import build_agent
-    from tests.test_workers import booked, held_messages
+    from tests.support.workers import booked, held_messages
 
     example = build_agent({})
     provider = lambda i: FileSessionManager(session_id=i.thread_id, storage_dir=str(tmp_path / "own"))  # noqa: E731
