@@ -172,3 +172,20 @@ def test_a_pause_resumes_with_the_provider_and_its_session_follows(tmp_path: Pat
     stored = kept.session_repository.list_messages("t-hitl", "default")
     assert any("toolResult" in block and "Porto" in json.dumps(block) for m in stored
                for block in m.message["content"]), "the provider's session holds the booking"
+
+
+def test_with_server_side_threads_too_the_model_reads_each_turn_once(tmp_path: Path) -> None:
+    from strands_agui import FileSessions
+
+    reader, thread = Reader(), f"t-{uuid.uuid4().hex}"
+    provider = lambda i: FileSessionManager(session_id=i.thread_id, storage_dir=str(tmp_path / "own"))  # noqa: E731
+    agent = StrandsAgent(Agent(model=ScriptedModel(reader), callback_handler=None), name="chat",
+                         config=StrandsAgentConfig(session_manager_provider=provider),
+                         sessions=FileSessions(tmp_path / "kept"), threads=True)
+    with LiveServer(create_strands_app(agent)) as server:
+        post(server.url, body(thread, "hello"))
+        _, report = post(server.url, body(thread, "and again"))
+        kept = httpx.get(f"{server.url}/threads/{thread}").json()
+    assert reader.given[1] == [("user", "hello"), ("assistant", "read 1"), ("user", "and again")]
+    assert [m["role"] for m in kept["messages"]] == ["user", "assistant", "user", "assistant"]
+    assert [m["id"] for m in report["messages"]] == [m["id"] for m in kept["messages"]]
