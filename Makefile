@@ -111,7 +111,7 @@ run: $(RUN_STAMP)
 	@$(BIN)/strands-agui serve $(ARGS)
 
 diagrams: deps tools
-	$(BIN)/strands-agui diagram --out diagrams --readme README.md --console src/strands_agui/server/static/run_machine.svg
+	$(BIN)/strands-agui diagram --out diagrams --readme docs/run-machine.md --console src/strands_agui/server/static/run_machine.svg
 
 proto: deps
 	$(PYTHON) -m strands_agui.server.proto.compile

@@ -21,6 +21,12 @@ class Block:
     code: str
     line: int
     section: str
+    info: str = ""
+    """The whole info string: ```` ```python fragment ```` marks a piece of a program (compiled, not run)."""
+
+    @property
+    def fragment(self) -> bool:
+        return "fragment" in self.info.split()[1:]
 
     @property
     def name(self) -> str:
@@ -48,7 +54,7 @@ def blocks(path: Path) -> list[Block]:
             body.append(lines[index][indent:])
             index += 1
         language = (match["info"].split() or [""])[0].lower()
-        found.append(Block(language, "\n".join(body) + "\n", start, section))
+        found.append(Block(language, "\n".join(body) + "\n", start, section, match["info"].strip()))
         index += 1
     return found
 

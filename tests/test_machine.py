@@ -143,14 +143,14 @@ def test_bench_runs(capsys) -> None:
     assert "ratio adapter/baseline" in capsys.readouterr().out
 
 
-def test_readme_shows_the_current_diagram_and_error_codes() -> None:
+def test_the_docs_show_the_current_diagram_and_error_codes() -> None:
     import re
 
     from strands_agui.errors import ERROR_CODES
 
-    readme = (ROOT / "README.md").read_text()
-    assert f"```mermaid\n{diagrams.mermaid()}```" in readme
-    table = re.search(r"<!-- error-codes:start -->(.*?)<!-- error-codes:end -->", readme, re.S)
+    assert f"```mermaid\n{diagrams.mermaid()}```" in (ROOT / "docs" / "run-machine.md").read_text()
+    errors = (ROOT / "docs" / "errors.md").read_text()
+    table = re.search(r"<!-- error-codes:start -->(.*?)<!-- error-codes:end -->", errors, re.S)
     assert table is not None
     rows = re.findall(r"^\| `(\w+)` \| (.+) \|$", table.group(1), re.M)
     assert dict(rows) == ERROR_CODES

@@ -1,4 +1,5 @@
-"""Every Python block of README.md runs as written, from the repo root, with no network and no credentials.
+"""Every Python block of README.md and of docs/*.md runs as written, from the repo root, with no network and no
+credentials.
 
 Each block runs in a fresh namespace as ``__main__`` (as ``python block.py`` would), with no model configured
 (``STRANDS_AGUI_MODEL`` unset: the scripted stand-in) and no AWS credentials reachable. A block may not leave
@@ -22,6 +23,12 @@ ROOT = Path(__file__).parent.parent
 README = ROOT / "README.md"
 BLOCKS = blocks(README)
 DATA = frozenset({"json"})
+PAGES = sorted((ROOT / "docs").glob("*.md"))
+"""The pages README's details moved to: each runs its Python blocks like README."""
+PAGE_BLOCKS = [(page, block) for page in PAGES for block in blocks(page)]
+FRONTEND = frozenset({"js", "jsx", "ts", "tsx", "json", "text", "console", "", "nginx", "dockerfile", "yaml", "toml",
+                      "ini"})
+"""What docs pages may also hold: the browser side (docs/copilotkit.md), output, plain text, configuration files."""
 
 
 def test_every_block_is_python_shell_or_generated() -> None:
@@ -31,6 +38,18 @@ def test_every_block_is_python_shell_or_generated() -> None:
             "commands ```bash")
         if block.language in DATA:
             json.loads(block.code)
+
+
+def test_every_docs_block_is_tagged_for_what_it_is() -> None:
+    for page, block in PAGE_BLOCKS:
+        assert block.language in PYTHON | SHELL | GENERATED | DATA | FRONTEND, f"{page.name} {block.name}"
+
+
+def test_the_readme_is_a_quickstart() -> None:
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 300
+    for page in ("configuration", "errors", "transport", "human-in-the-loop", "multi-agent", "record-and-replay",
+                 "security", "deployment", "benchmarks"):
+        assert f"(docs/{page}.md)" in README.read_text(encoding="utf-8"), page
 
 
 def test_the_two_commands_come_first() -> None:
@@ -73,10 +92,23 @@ def test_python_block_runs_as_written(block: Block, user_environment: None) -> N
     assert _tree() - before == set(), f"README.md {block.name} left files in the repository"
 
 
+@pytest.mark.parametrize(("page", "block"), [(p, b) for p, b in PAGE_BLOCKS if b.language in PYTHON],
+                         ids=lambda x: x.name if isinstance(x, Path) else getattr(x, "name", str(x)))
+def test_docs_python_block_runs_as_written(page: Path, block: Block, user_environment: None) -> None:
+    """A block tagged ```` ```python fragment ```` (a piece of a program, e.g. one needing an exporter package) is
+    compiled, not run; every other Python block of a docs page runs as README's do."""
+    if block.fragment:
+        compile(block.code, f"{page.name} {block.name}", "exec")
+        return
+    before = _tree()
+    run_python(block, filename=str(page))
+    assert _tree() - before == set(), f"{page.name} {block.name} left files in the repository"
+
+
 @pytest.mark.slow
 def test_the_record_commands_work_on_the_module_shown(user_environment: None, tmp_path: Path) -> None:
     """The record section's Python block, saved as the file it names, is what its shell block records."""
-    section = [b for b in BLOCKS if b.section == "Record and replay"]
+    section = [b for b in blocks(ROOT / "docs" / "record-and-replay.md") if b.section == "Record and replay"]
     module = next(b for b in section if b.language in PYTHON)
     commands = next(b for b in section if b.language in SHELL)
     (tmp_path / "weather_app.py").write_text(module.code, encoding="utf-8")

@@ -28,7 +28,7 @@ from tests.live import LiveServer
 from tests.support.hostile import CASES
 from tests.support.wire import SSE_HEADERS, body, image, user
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "security.md"  # where the README's security section moved
 DOCS = ("/openapi.json", "/docs", "/redoc", "/docs/oauth2-redirect")
 
 
@@ -79,7 +79,7 @@ def readme_auth_app() -> FastAPI:
     text = README.read_text(encoding="utf-8").split("**Authentication**")[1]
     code = inspect.cleandoc(text.split("```python")[1].split("```")[0])
     namespace: dict[str, Any] = {"agent": agent(), "add_strands_fastapi_endpoint": add_strands_fastapi_endpoint}
-    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - the documented snippet itself
+    exec(compile(code, "docs/security.md", "exec"), namespace)  # noqa: S102 - the documented snippet itself
     return namespace["app"]
 
 

@@ -22,7 +22,7 @@ from strands_agui.runtime.agent import StrandsAgent
 from strands_agui.runtime.conversation import conversation
 from strands_agui.server.console import mount_console
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
-from strands_agui.tooling.scripted import Fail, ScriptedModel, Text, ToolUse
+from strands_agui.tooling.scripted import Cancel, Fail, ScriptedModel, Text, ToolUse
 
 HOSTILE = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b>not bold</b>'
 CHANGE_BACKGROUND = {
@@ -59,6 +59,25 @@ def weather_agent(_: RunAgentInput) -> Agent:
             return [Text("It is sunny and 21 degrees in Paris.")]
         return [Text("Let me check the weather."), ToolUse("get_weather", {"city": "Paris"})]
     return Agent(model=ScriptedModel(script, delay=0.02), tools=[get_weather], callback_handler=None)
+
+
+@tool
+async def slow_lookup(query: str) -> str:
+    """A lookup that takes a minute (the page's Stop ends the run first)."""
+    await asyncio.sleep(60)
+    return query
+
+
+def slow_tool_agent(_: RunAgentInput) -> Agent:
+    """Calls slow_lookup, which is still running when the user presses Stop."""
+    return Agent(model=ScriptedModel([[Text("Looking it up."), ToolUse("slow_lookup", {"query": "tides"})]]),
+                 tools=[slow_lookup], callback_handler=None)
+
+
+def cancelling_agent(_: RunAgentInput) -> Agent:
+    """The run is cancelled (``agent.cancel()``) after the model asked for a tool: the call never runs."""
+    return Agent(model=ScriptedModel([[Text("Looking it up."), ToolUse("slow_lookup", {"query": "tides"}), Cancel()]]),
+                 tools=[slow_lookup], callback_handler=None)
 
 
 def failing_after_tool_agent(_: RunAgentInput) -> Agent:
@@ -180,6 +199,8 @@ def build_scripted_app(received: list[dict[str, Any]]) -> FastAPI:
     add_endpoint(app, StrandsAgent(failing_agent, name="failing"), "/failing")
     add_endpoint(app, StrandsAgent(failing_after_tool_agent, name="after_tool"), "/after_tool")
     add_endpoint(app, StrandsAgent(hostile_agent, name="hostile"), "/hostile")
+    add_endpoint(app, StrandsAgent(slow_tool_agent, name="slow_tool"), "/slow_tool")
+    add_endpoint(app, StrandsAgent(cancelling_agent, name="cancelling"), "/cancelling")
     add_raw_routes(app, received)
 
     @app.post("/state_patches")
@@ -235,6 +256,8 @@ def build_scripted_app(received: list[dict[str, Any]]) -> FastAPI:
             {"path": "/hostile", "name": "Hostile text", "description": "", "frontendTools": []},
             {"path": "/interrupting", "name": "Interrupts", "description": "", "frontendTools": []},
             {"path": "/subagents", "name": "Subagents", "description": "", "frontendTools": []},
+            {"path": "/slow_tool", "name": "Slow tool", "description": "Press Stop", "frontendTools": []},
+            {"path": "/cancelling", "name": "Cancelled run", "description": "", "frontendTools": []},
         ]
 
     mount_console(app)

@@ -1,4 +1,4 @@
-"""Take the README's screenshots of the console (``make screenshots``): the served examples in headless Chromium.
+"""Take the docs' screenshots of the console (``make screenshots``): the served examples in headless Chromium.
 
     python -m tests.console.screenshots [OUT_DIR]      # default: docs/
 """
@@ -21,6 +21,7 @@ SHOTS: tuple[tuple[str, str, str, bool], ...] = (
     ("console-recipe.png", "/shared_state", "make a vegetarian pasta recipe, add basil", False),
     ("console-plan.png", "/agentic_generative_ui", "plan a launch: write the post, record a demo, then ship", False),
     ("console-tools.png", "/backend_tool_rendering", "what is the weather in Lisbon?", False),
+    ("console-chart.png", "/backend_tool_rendering", "Chart of monthly sales: 12, 19, 7, 24, 15", False),
     ("console-approval.png", "/human_in_the_loop", "book me a flight to Paris", False),
 )
 

@@ -45,7 +45,7 @@ class RunOpening:
         self.trigger("start_run")
         if self.on_move is not None:
             self.on_move(Move("", "run", "start_run", self.state))
-        return run_started(self.input, self.client)
+        return run_started(self.input, self.client, self.id_factory)
 
     def translator(self, facts: RunFacts) -> Translator:
         """The run's translator, given the facts (a resume's parked calls added from the input)."""

@@ -8,6 +8,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+UNANSWERED = "No result was returned for this tool call."
+"""The error result of a tool call the client's messages never answered (a pause abandoned for a new message):
+the model reads it (``runtime/conversation.py``) and the client is shown it (``snapshot.ClientMessages``)."""
+
 
 def result_text(content: Any) -> str:
     """The text of a Strands ``toolResult.content`` list: text blocks as they are, JSON blocks dumped,

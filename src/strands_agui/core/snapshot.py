@@ -7,9 +7,11 @@ arguments are kept as lists of deltas and joined only when a snapshot is taken (
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ag_ui.core import ToolMessage
 
 
 @dataclass
@@ -61,6 +63,21 @@ class ClientMessages:
         self._created: list[_Message] = []
         self._calls: dict[str, tuple[_Message, _ToolCall]] = {}
         self._shown_call_ids: set[str] = set()  # every toolCallId this run announced, retracted ones included
+
+    def answer_unanswered(self, new_id: Callable[[], str], text: str) -> bool:
+        """Give each input tool call no tool message answers an error tool message saying ``text`` (what the
+        model is told, ``runtime/conversation.py``), right after its assistant message: a new message instead
+        of a resume abandons those calls, and the client is shown so. True when any was added (idempotent)."""
+        answered = {getattr(m, "tool_call_id", None) for m in self._input if getattr(m, "role", None) == "tool"}
+        out: list[Any] = []
+        for message in self._input:
+            out.append(message)
+            calls = getattr(message, "tool_calls", None) if getattr(message, "role", None) == "assistant" else None
+            out.extend(ToolMessage(id=new_id(), role="tool", tool_call_id=call.id, content=text, error=text)
+                       for call in calls or () if call.id not in answered)
+        added = len(out) > len(self._input)
+        self._input = out
+        return added
 
     def open_text(self, message_id: str, owner: str | None = None) -> list[str]:
         """Start an assistant text message; returns the list its deltas are appended to."""

@@ -38,6 +38,7 @@ from .handlers.tools import ToolHandler
 from .handlers.turns import TurnHandler
 from .jsonsafe import raw_payload
 from .machine import HALTED, IDLE, INTERNAL_MOVES, LEGAL, PAUSED, Move, OnMove, build_machine
+from .results import UNANSWERED
 from .snapshot import ClientMessages
 from .state_keys import STRANDS_STATE_KEYS
 
@@ -191,7 +192,7 @@ class Translator:
     def start(self) -> list[Item]:
         """RUN_STARTED and what the client holds first (a run started before its facts: ``RunOpening``)."""
         self.fire("start_run", "run")
-        return list(run_started(self.input, self.client))
+        return list(run_started(self.input, self.client, self.new_id))
 
     def finish_run(self) -> list[Item]:
         return self.outcome.finish_run()
@@ -304,15 +305,15 @@ def initial_state(state: Any) -> Any:
     return state
 
 
-def run_started(input_data: RunAgentInput, client: ClientMessages) -> list[BaseEvent]:
+def run_started(input_data: RunAgentInput, client: ClientMessages, new_id: Callable[[], str]) -> list[BaseEvent]:
     """The run's first events, which need nothing Strands reports: RUN_STARTED (``parentRunId``), the input's
-    state (without ``messages``), and on a resume what the client holds (it names the parked tool calls in this
-    run before their results arrive)."""
+    state (without ``messages``), and what the client holds on a resume (it names the parked tool calls in this
+    run before their results arrive) or when a new message abandoned tool calls (their error results)."""
     out: list[BaseEvent] = [RunStartedEvent(thread_id=input_data.thread_id, run_id=input_data.run_id,
                                             parent_run_id=input_data.parent_run_id)]
     if input_data.state is not None:
         out.append(StateSnapshotEvent(snapshot=initial_state(input_data.state)))
-    if input_data.resume:
+    if input_data.resume or client.answer_unanswered(new_id, UNANSWERED):
         out.append(MessagesSnapshotEvent(messages=client.snapshot()))
     return out
 

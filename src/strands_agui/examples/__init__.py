@@ -7,7 +7,7 @@
 - ``human_in_the_loop``: a backend tool (``book_flight``) that runs only after the user approves it
 - ``a2ui_generative_ui``: an A2UI surface designed by a subagent (``generate_a2ui``), painted while it streams
 
-Run one alone (``python -m examples.agentic_chat``) or all of them behind one server with a browser page
-(``python -m examples.server``). Without ``STRANDS_AGUI_MODEL`` they use a scripted model: no key, no
+Run one alone (``python -m strands_agui.examples.agentic_chat``) or all of them behind one server with a browser page
+(``python -m strands_agui.examples.server``). Without ``STRANDS_AGUI_MODEL`` they use a scripted model: no key, no
 network; see :mod:`strands_agui.tooling.models` for the real providers.
 """

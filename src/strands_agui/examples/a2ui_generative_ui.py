@@ -34,6 +34,10 @@ from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "a2ui_generative_ui"
 DESCRIPTION = "A UI surface (A2UI) designed by a subagent and painted while its render call streams."
+PROMPTS = (  # what the console suggests trying (GET /examples)
+    "A packing checklist: passport, charger and sunscreen",
+    "A card of today's errands",
+)
 FRONTEND_TOOLS: list[Any] = []
 SURFACE_ID = "checklist"
 SYSTEM_PROMPT = (

@@ -10,9 +10,9 @@ Scripted scenario (no ``STRANDS_AGUI_MODEL``):
   (or, when the page's result starts with "error", what the page refused)
 - the user's words mention a background or a colour -> a short sentence, then
   ``change_background({"background": <the CSS colour named in the words, default "lightblue">})``
-- anything else -> a friendly few-sentence answer echoing the user's words
+- anything else -> a canned answer for a greeting, thanks or a question (``reply``), never an echo
 
-Run: ``python -m examples.agentic_chat`` (port from ``PORT``, default 8000).
+Run: ``python -m strands_agui.examples.agentic_chat`` (port from ``PORT``, default 8000).
 """
 
 from __future__ import annotations
@@ -27,13 +27,18 @@ from strands import Agent
 from strands.types.content import Messages
 
 from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
+from strands_agui.examples._common import call, serve, tool_outcomes, user_text
 from strands_agui.server.endpoint import create_strands_app
 from strands_agui.tooling.models import model_from_env
 from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "agentic_chat"
 DESCRIPTION = "Chat with streamed text and a frontend-only change_background tool."
+PROMPTS = (  # what the console suggests trying (GET /examples)
+    'Make the background teal',
+    'Hello! What can you do?',
+    'Change the background to #fde68a',
+)
 
 CHANGE_BACKGROUND = Tool(
     name="change_background",
@@ -111,13 +116,31 @@ def scenario(messages: Messages) -> Turn:
         colour = colour_in(words) or DEFAULT_COLOUR
         return [Text(f"Sure, changing the background to {colour}."),
                 call(CHANGE_BACKGROUND.name, {"background": colour})]
-    echo = snippet(words, 60) or "hello"
-    return [Text(
-        f'You said: "{echo}". Nice to hear from you! I am the scripted demo model, so my answers are '
-        "canned, but every word you see is streamed to the page as real AG-UI events. Ask me to "
-        '"make the background teal" to watch a frontend tool call, or set STRANDS_AGUI_MODEL to talk '
-        "to a real model."
-    )]
+    return [Text(reply(words))]
+
+
+REPLIES = (  # (words that pick it, the answer), first match wins
+    (("hello", "hi", "hey", "morning", "evening"),
+     "Hello! I'm the demo assistant. I can chat, and I can change this page's background: that runs a tool "
+     "in your browser, not on the server. Try \"make the background teal\"."),
+    (("thanks", "thank", "great", "cool", "nice"),
+     "You're welcome! Anything else? I'm happy to repaint the background again."),
+    (("what", "how", "why", "who", "can", "?"),
+     "Good question. I'm a scripted model, so I don't know much, but everything you see arrives as real AG-UI "
+     "events: streamed text, and a frontend tool call when you ask me to change the background (try "
+     "\"a dark slate background\"). Set STRANDS_AGUI_MODEL to talk to a real model."),
+)
+FALLBACK = ("Got it. I'm the scripted demo model, so my small talk is limited, but I can change this page's "
+            "background for you: name a colour or a hex code, like \"make it #fde68a\".")
+
+
+def reply(words: str) -> str:
+    """A canned answer chosen by what the user's words are (a greeting, thanks, a question), never an echo."""
+    tokens = set(_WORD.findall(words.lower())) | ({"?"} if "?" in words else set())
+    for keys, answer in REPLIES:
+        if tokens & set(keys):
+            return answer
+    return FALLBACK
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:

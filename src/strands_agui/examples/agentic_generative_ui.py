@@ -13,7 +13,7 @@ Scripted scenario (no ``STRANDS_AGUI_MODEL``): any request -> a sentence, then `
 steps derived from the words (the request's own parts when it lists them, "a, b, then c"; otherwise a
 generic plan for the request), each ``{"description": ..., "status": "pending"}``.
 
-Run: ``python -m examples.agentic_generative_ui`` (port from ``PORT``, default 8000).
+Run: ``python -m strands_agui.examples.agentic_generative_ui`` (port from ``PORT``, default 8000).
 """
 
 from __future__ import annotations
@@ -43,6 +43,11 @@ from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "agentic_generative_ui"
 DESCRIPTION = "A plan predicted from the tool's arguments, then progressed step by step with state deltas."
+PROMPTS = (  # what the console suggests trying (GET /examples)
+    'Plan a trip to Japan: book flights, find a hotel, then plan the days',
+    'Help me launch a podcast',
+    'Organise a team offsite',
+)
 FRONTEND_TOOLS: list[Any] = []
 STEP_DELAY = 0.4  # seconds between two progress updates in the served example
 
@@ -108,6 +113,9 @@ def build_config(step_delay: float = STEP_DELAY) -> StrandsAgentConfig:
     })
 
 
+CONFIG = build_config()  # a module attribute, so a recorded run's log names it (`strands-agui replay` uses it)
+
+
 # -- the scripted scenario -------------------------------------------------------------------------------
 
 _PARTS = re.compile(r",\s*(?:and\s+)?(?:then\s+)?|;\s*|\s+and then\s+|\s+then\s+|\s+and\s+")
@@ -150,7 +158,8 @@ def build_agent(env: Mapping[str, str] | None = None, *, step_delay: float = STE
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,
     )
-    return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION, config=build_config(step_delay))
+    config = CONFIG if step_delay == STEP_DELAY else build_config(step_delay)
+    return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION, config=config)
 
 
 agent = build_agent()

@@ -11,7 +11,7 @@ Scripted scenario (no ``STRANDS_AGUI_MODEL``):
 - the user asks for a chart/plot/graph -> ``render_chart`` with the numbers in the words (or a default series)
 - anything else -> text saying what the agent can do
 
-Run: ``python -m examples.backend_tool_rendering`` (port from ``PORT``, default 8000).
+Run: ``python -m strands_agui.examples.backend_tool_rendering`` (port from ``PORT``, default 8000).
 """
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "backend_tool_rendering"
 DESCRIPTION = "Backend tools (get_weather, render_chart) whose results the page renders."
+PROMPTS = (  # what the console suggests trying (GET /examples)
+    "What's the weather in Lisbon?",
+    'Chart of monthly sales: 12, 19, 7, 24, 15',
+    'Weather in Tokyo today',
+)
 FRONTEND_TOOLS: list[Any] = []
 
 SYSTEM_PROMPT = (

@@ -11,7 +11,8 @@ parked Strands run goes on, the flight is booked and the model confirms; ``{appr
 Scripted scenario (no ``STRANDS_AGUI_MODEL``):
 
 - the conversation ends with a tool result -> a sentence about the booking, or about the refusal
-- any user message -> ``book_flight`` to the city the words name after "to" (default Lisbon)
+- "never mind", "cancel", "forget it"... -> a sentence, no booking (also after an approval left unanswered)
+- any other user message -> ``book_flight`` to the city the words name after "to" (default Lisbon)
 
 Pauses wait in the session store (``strands-agui serve --sessions DIR``; default ``~/.strands/sessions``).
 Run: ``python -m strands_agui.examples.human_in_the_loop`` (port from ``PORT``, default 8000).
@@ -36,6 +37,10 @@ from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "human_in_the_loop"
 DESCRIPTION = "A backend tool (book_flight) that runs only after you approve it."
+PROMPTS = (  # what the console suggests trying (GET /examples)
+    'Book me a flight to Paris',
+    'Fly me to Tokyo next week',
+)
 FRONTEND_TOOLS: list[Any] = []
 DEFAULT_CITY = "Lisbon"
 
@@ -76,8 +81,14 @@ def scenario(messages: Messages) -> Turn:
     outcomes = tool_outcomes(messages)
     if outcomes:
         return [Text(" ".join(summary(o) for o in outcomes))]
-    city = city_in(user_text(messages))
+    words = user_text(messages)
+    if _CHANGED_MIND.search(words):
+        return [Text("No problem, I won't book anything. Tell me where you'd like to fly when you're ready.")]
+    city = city_in(words)
     return [Text(f"I will book a flight to {city} once you approve."), call("book_flight", {"city": city})]
+
+
+_CHANGED_MIND = re.compile(r"\b(never ?mind|cancel|forget it|don't|do not|stop)\b", re.IGNORECASE)
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:

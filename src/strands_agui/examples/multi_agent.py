@@ -42,6 +42,10 @@ from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "multi_agent"
 DESCRIPTION = "A Swarm of two agents (researcher -> writer): each node is a subagent, with tool progress."
+PROMPTS = (  # what the console suggests trying (GET /examples)
+    'What do you know about solar power?',
+    'Research the history of tea',
+)
 FRONTEND_TOOLS: list[Tool] = []
 _REQUEST = re.compile(r"User Request: (.*)")
 

@@ -3,13 +3,15 @@
 - ``POST /agentic_chat``, ``/backend_tool_rendering``, ``/shared_state``, ``/agentic_generative_ui``,
   ``/human_in_the_loop``, ``/multi_agent``, ``/a2ui_generative_ui``: the AG-UI endpoints (RunAgentInput in, SSE out)
 - ``GET /examples``: what the page needs to drive them, a list of
-  ``{"path", "name", "description", "frontendTools", "initialState"}`` (``frontendTools`` are the AG-UI
-  ``Tool`` objects the page declares in ``RunAgentInput.tools`` and runs itself)
+  ``{"path", "name", "description", "frontendTools", "initialState", "prompts"}`` (``frontendTools`` are the AG-UI
+  ``Tool`` objects the page declares in ``RunAgentInput.tools`` and runs itself; ``prompts`` are what the page
+  suggests trying)
 - ``GET /ping``: liveness
 - ``GET /``: the console page; the endpoints have ``inspect=True``, so the page can ask for each run's
   machine trace and replayable log (``strands_agui.server.inspector``)
 
-Run: ``python -m examples.server`` then open http://127.0.0.1:8000/ (port from ``PORT``).
+Run: ``python -m strands_agui.examples.server`` (or ``strands-agui serve``) then open http://127.0.0.1:8000/
+(port from ``PORT``).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ def example_entry(module: ModuleType) -> dict[str, Any]:
         "frontendTools": [tool.model_dump(mode="json", by_alias=True, exclude_none=True)
                           for tool in module.FRONTEND_TOOLS],
         "initialState": dict(getattr(module, "INITIAL_STATE", {})),
+        "prompts": list(getattr(module, "PROMPTS", ())),
     }
 
 

@@ -13,7 +13,7 @@ Scripted scenario (no ``STRANDS_AGUI_MODEL``): a user message -> ``generate_reci
 drop what they exclude), "easy"/"advanced" set the skill level, "quick" or "20 minutes" the cooking time,
 "add X" / "remove X" / "without X" edit the ingredients; then, after the result, a sentence confirming.
 
-Run: ``python -m examples.shared_state`` (port from ``PORT``, default 8000).
+Run: ``python -m strands_agui.examples.shared_state`` (port from ``PORT``, default 8000).
 """
 
 from __future__ import annotations
@@ -37,6 +37,11 @@ from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "shared_state"
 DESCRIPTION = "A recipe the user and the agent edit together through AG-UI shared state."
+PROMPTS = (  # what the console suggests trying (GET /examples)
+    'Make it vegan',
+    'Add mushrooms and make it quick',
+    'A recipe for pancakes, high protein',
+)
 FRONTEND_TOOLS: list[Any] = []
 
 SKILL_LEVELS = ("Beginner", "Intermediate", "Advanced")

@@ -34,7 +34,7 @@ from .invocation import invocation_state as resolve_invocation_state
 from .invocation import stream_kwargs
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
-from .runlog import RecordedRun, Recorder, record_stream, replay_events
+from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
 from .session_provider import provided_session_manager
 from .sessions import SessionStore
 from .stores import default_store
@@ -106,6 +106,8 @@ class StrandsAgent:
         it finishes with outcome ``cancelled`` after ``config.on_cancel``. ``principal`` is whose thread this is
         (None: the anonymous principal; the endpoint passes the one its ``auth`` named): another principal's
         pause or thread on the same ``threadId`` is neither seen nor touched."""
+        if recorder is not None and (reference := config_reference(self.config)) is not None:
+            recorder.annotate(**{CONFIG_KEY: reference})  # what `strands-agui replay` replays it with
         refused: RunRefused | None = None
         try:
             state = await resolve_invocation_state(self.config, request, input_data, invocation_state)

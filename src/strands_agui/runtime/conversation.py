@@ -21,7 +21,8 @@ from typing import Any
 
 from ag_ui.core import AssistantMessage, Message, ReasoningMessage, RunAgentInput, ToolMessage, UserMessage
 
-UNANSWERED = "No result was returned for this tool call."
+from ..core.results import UNANSWERED
+
 DOCUMENT_FORMATS = {  # media type -> Strands' DocumentContent format
     "application/pdf": "pdf", "text/csv": "csv", "application/msword": "doc",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",

@@ -4,7 +4,8 @@ Everything is in the package's ``static`` directory (no build step, no network r
 
 * ``console.html`` (markup), ``console.css``;
 * ES modules: ``agui.js`` (SSE reader and the AG-UI reducer, mirroring ``@ag-ui/client``), ``markdown.js``
-  (safe markdown), ``views.js`` (messages, tool cards, subagents, interrupts), ``state.js`` (state views),
+  (safe markdown), ``views.js`` (messages, tool cards, subagents, interrupts), ``chart.js`` (charts a tool
+  result asks for, as SVG built in the page), ``state.js`` (state views),
   ``machine.js`` (the live machine and the inspector), ``console.js`` (threads, runs, frontend tools),
   ``threads.js`` (a reload restores the thread through the thread API; regenerate);
 * ``vendor/``: markdown-it and fast-json-patch (MIT, licences beside them);
@@ -32,6 +33,7 @@ ASSETS: dict[str, str] = {
     "agui.js": "text/javascript; charset=utf-8",
     "markdown.js": "text/javascript; charset=utf-8",
     "views.js": "text/javascript; charset=utf-8",
+    "chart.js": "text/javascript; charset=utf-8",
     "state.js": "text/javascript; charset=utf-8",
     "machine.js": "text/javascript; charset=utf-8",
     "console.js": "text/javascript; charset=utf-8",

@@ -5,13 +5,15 @@
                        [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
                        [--metrics]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
-    strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR] [--format jsonl|sse] [--trace]
-                                  [--partial]
+    strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR | --ignore-config]
+                                  [--format jsonl|sse] [--trace] [--partial]
     strands-agui diagram [--out diagrams] [--no-svg] [--readme README.md] [--console PATH]
 
 Every ordinary mistake (a missing file, a log cut short, a module or attribute that does not exist, a busy
 port, a bad flag) ends with one line on stderr, ``strands-agui: error: <problem>: <fix>``, and exit code 2;
-``--debug`` adds the traceback. ``record`` exits 1 when the run ends in ``RUN_ERROR``.
+``--debug`` adds the traceback. ``record`` exits 1 when the run ends in ``RUN_ERROR``. ``replay`` replays with the
+configuration the log's header names (written by the recorder whenever it can be named, see
+``runtime/runlog/naming.py``): one that cannot be loaded is an error unless ``--ignore-config``.
 """
 
 from __future__ import annotations
@@ -23,17 +25,17 @@ import traceback
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from ag_ui.core import BaseEvent, RunErrorEvent
+from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
 
 from .cli_checks import (
     CliError,
     check_port_free,
     load_app,
-    load_config,
     load_input,
     load_object,
     load_replay_log,
     open_output,
+    replay_config,
 )
 
 DEFAULT_APP = "strands_agui.examples.server:app"
@@ -45,19 +47,24 @@ __all__ = ["CliError", "DEFAULT_APP", "load_object", "main", "parser"]
 APP_ENV = "STRANDS_AGUI_APP"  # the app a `serve --no-docs` worker loads (see app_without_docs)
 
 
-def _write(events: AsyncIterator[BaseEvent], fmt: str) -> BaseEvent | None:
-    """Print every event (JSON Lines or SSE) and return the last one."""
+def _write(events: AsyncIterator[BaseEvent], fmt: str, input_data: RunAgentInput | None) -> BaseEvent | None:
+    """Print every event (JSON Lines or SSE) as the server sends it to the client that made ``input_data``
+    (the AG-UI version it declares, see docs/protocol-versions.md) and return the last one."""
     from ag_ui.encoder import EventEncoder
 
+    from ..server.versions import declared_event, legacy_event, speaks_legacy
+
     encoder = EventEncoder(accept="text/event-stream")
+    as_sent = legacy_event if speaks_legacy(input_data.protocol_version if input_data else None) else declared_event
 
     async def pump() -> BaseEvent | None:
         last = None
         async for last in events:
+            sent = as_sent(last)
             if fmt == "sse":
-                sys.stdout.write(encoder.encode(last))
+                sys.stdout.write(encoder.encode(sent))
             else:
-                sys.stdout.write(last.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+                sys.stdout.write(sent.model_dump_json(by_alias=True, exclude_none=True) + "\n")
         sys.stdout.flush()
         return last
 
@@ -68,9 +75,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from .replay import replay
 
     log = load_replay_log(args.log, partial=args.partial)
-    config = load_config(args.config) if args.config else None
+    input_data = load_input(args.input)
+    config = replay_config(log, args.log, args.config, args.ignore_config)
     trace: list[tuple[str, str, str]] | None = [] if args.trace else None
-    _write(replay(log, config=config, input_data=load_input(args.input), trace=trace), args.format)
+    _write(replay(log, config=config, input_data=input_data, trace=trace), args.format, input_data or log.input_data)
     for cause, trigger, state in trace or ():
         print(f"{cause:>28} -> {trigger:<16} => {state}", file=sys.stderr)
     return 0
@@ -90,7 +98,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     adapter = target if isinstance(target, StrandsAgent) else StrandsAgent(target)
     with open_output(args.output) as sink, Recorder(sink, input_data=input_data,
                                                      metadata={"agent": args.agent}) as recorder:
-        last = _write(adapter.run(input_data, recorder=recorder), args.format)
+        last = _write(adapter.run(input_data, recorder=recorder), args.format, input_data)
     if isinstance(last, RunErrorEvent):
         print(f"strands-agui: error: the run ended in RUN_ERROR {last.code}: "
               f"{last.message} (recorded in {args.output})", file=sys.stderr)
@@ -128,6 +136,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from ..runtime.sessions import DEFAULT_DIRECTORY, SESSIONS_ENV
     from ..server.endpoint import without_api_docs
 
     made = serve_environment(args)
@@ -142,8 +151,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         elif args.no_docs:
             app = without_api_docs(app)
         check_port_free(args.host, args.port)
-        print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s))",
-              file=sys.stderr)
+        sessions = os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY)
+        print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s)); "
+              f"paused runs are kept in {sessions}", file=sys.stderr)
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers,
                     factory=factory, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS)
     finally:
@@ -237,7 +247,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a bad flag as one line (through :class:`CliError`) instead of usage + exit."""
 
     def error(self, message: str) -> Any:  # type: ignore[override]
-        raise CliError(f"{self.prog}: {message}: see `{self.prog} --help`")
+        raise CliError(f"{message}: see `{self.prog} --help`")  # main() adds the "strands-agui: error: " prefix
 
 
 def parser() -> argparse.ArgumentParser:
@@ -281,7 +291,10 @@ def parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", parents=[common], help="print the AG-UI stream of a recorded log")
     replay.add_argument("log")
     replay.add_argument("--input", help="a RunAgentInput JSON file; default: the log's header")
-    replay.add_argument("--config", help="MODULE:ATTR of a StrandsAgentConfig")
+    replay.add_argument("--config", metavar="MODULE:ATTR", help="the StrandsAgentConfig to replay with, or a factory "
+                        "returning one (default: the one the log's header names)")
+    replay.add_argument("--ignore-config", action="store_true", help="replay with the default configuration when "
+                        "the log's config cannot be loaded (or is not wanted)")
     replay.add_argument("--format", choices=("jsonl", "sse"), default="jsonl")
     replay.add_argument("--trace", action="store_true", help="print the transition trace to stderr")
     replay.add_argument("--partial", action="store_true",

@@ -6,13 +6,14 @@ from __future__ import annotations
 import difflib
 import errno
 import importlib
+import inspect
 import json
 import socket
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from ag_ui.core import RunAgentInput
+from ag_ui.core import PROTOCOL_VERSION, RunAgentInput
 from pydantic import ValidationError
 
 from ..runtime.runlog import IncompleteLog, LogFormatError, RecordedRun, read_log
@@ -63,13 +64,53 @@ def load_app(spec: str) -> Any:
 
 
 def load_config(spec: str) -> Any:
+    """``MODULE:ATTR`` naming a ``StrandsAgentConfig``, or a factory returning one (called with no argument)."""
     from ..config import StrandsAgentConfig
 
     config = load_object(spec, "config")
+    if not isinstance(config, StrandsAgentConfig) and _takes_no_argument(config):
+        what = f"{spec}() returned a"
+        try:
+            config = config()
+        except Exception as exc:
+            raise CliError(f"calling {spec}() failed ({type(exc).__name__}: {exc}): name a StrandsAgentConfig or a "
+                           "factory that takes no argument and returns one") from exc
+    else:
+        what = f"{spec} is a"
     if not isinstance(config, StrandsAgentConfig):
-        raise CliError(f"{spec} is a {type(config).__name__}, not a StrandsAgentConfig: name the config your "
-                       "StrandsAgent uses")
+        raise CliError(f"{what} {type(config).__name__}, not a StrandsAgentConfig: name the config your "
+                       "StrandsAgent uses, or a factory returning it")
     return config
+
+
+def _takes_no_argument(obj: Any) -> bool:
+    try:
+        inspect.signature(obj).bind()
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def replay_config(log: RecordedRun, path: str, override: str | None, ignore: bool) -> Any:
+    """The config to replay ``log`` with: ``override`` (``--config``), else the one its header names; None
+    (the default config) when ``ignore`` is set or the log names none (then a note says so on stderr)."""
+    from ..runtime.runlog import CONFIG_KEY
+
+    if override:
+        return load_config(override)
+    reference = log.metadata.get(CONFIG_KEY)
+    if ignore:
+        return None
+    if not isinstance(reference, str):
+        print(f"strands-agui: note: {path} names no configuration: replaying with the default one (pass "
+              "--config MODULE:ATTR to use yours)", file=sys.stderr)
+        return None
+    try:
+        return load_config(reference)
+    except CliError as exc:
+        raise CliError(f"{path} was recorded with the config {reference}, which cannot be loaded here ({exc}): run "
+                       "where it imports, pass --config MODULE:ATTR, or --ignore-config to replay with the default "
+                       "configuration") from exc
 
 
 def load_input(path: str | None, prompt: str | None = None) -> RunAgentInput | None:
@@ -92,7 +133,7 @@ def load_input(path: str | None, prompt: str | None = None) -> RunAgentInput | N
     if prompt is not None:
         return RunAgentInput.model_validate({"threadId": "cli-thread", "runId": "cli-run", "messages": [
             {"id": "cli-user", "role": "user", "content": prompt}], "state": {}, "tools": [], "context": [],
-            "forwardedProps": {}})
+            "forwardedProps": {}, "protocolVersion": PROTOCOL_VERSION})
     return None
 
 
@@ -131,7 +172,8 @@ def load_replay_log(path: str, *, partial: bool) -> RecordedRun:
     except IncompleteLog as exc:
         raise CliError(f"{path}: {exc}: record it again, or replay what it holds with --partial") from exc
     except LogFormatError as exc:
-        raise CliError(f"{path} is not a strands-agui log: {exc}: give {what}") from exc
+        problem = str(exc).removesuffix(": not a strands-agui log")
+        raise CliError(f"{path} is not a strands-agui log: {problem}: give {what}") from exc
     except OSError as exc:
         raise CliError(f"{path}: cannot read it ({exc.strerror}): give {what}") from exc
 

@@ -28,6 +28,12 @@ LOG_VERSION = 1
 HEADER_KEY = "strands_agui_log"
 EXCEPTION_KEY = "__exception__"
 END_KEY = "__end__"
+STRANDS_KEYS = frozenset({
+    "event", "data", "message", "result", "init_event_loop", "start", "start_event_loop", "type", "force_stop",
+    "tool_interrupt_event", "reasoningText", "current_tool_use", "tool_stream_event", "structured_output",
+    "event_loop_throttled_delay", "delta", "reasoning", "citation",
+})
+"""Keys of Strands ``stream_async`` events: a headerless file (read with ``partial``) holding none is no log."""
 
 LogLines = str | os.PathLike[str] | TextIO | Iterable[str]
 
@@ -116,6 +122,9 @@ class _Reader:
             raise LogFormatError("the log is empty: not a strands-agui log")
         if not partial and self.header is None:
             raise IncompleteLog(f"line 1 is not a strands-agui log header ({{\"{HEADER_KEY}\": {LOG_VERSION}, ...}})")
+        if self.header is None and not any(STRANDS_KEYS.intersection(event) for event in self.events):
+            raise LogFormatError(f"no header, and none of its {len(self.events)} line(s) is a Strands event "
+                                 "(a stream_async dict): not a strands-agui log")
         if not partial and self.end is None:
             raise IncompleteLog(f"the log stops after {self.seen} line(s) without its {END_KEY} marker: it is "
                                  "truncated, or its recorder was never closed")

@@ -3,7 +3,7 @@
 "use strict";
 
 import { addNotice, applyEvent, clone, currentRun, findCall, newThread, readEvents, uid } from "./agui.js";
-import { download, loadDiagram, newRun, recordEvent, renderInspector, traceDocument } from "./machine.js";
+import { download, loadDiagram, newRun, recordEvent, renderInspector, traceDocument, wireZoom } from "./machine.js";
 import { renderState } from "./state.js";
 import { forgetThread, regeneration, rememberThread, rememberedThreadId, restoreThread } from "./threads.js";
 import { el, renderConversation, setText } from "./views.js";
@@ -57,6 +57,7 @@ function setStatus(text, state = "idle") {
 
 function setBusy(busy) {
   for (const id of ["send", "example", "new-thread", "regenerate"]) $(id).disabled = busy;
+  for (const b of document.querySelectorAll(".suggestion")) b.disabled = busy;
   $("stop").disabled = !busy;
   document.body.dataset.running = String(busy);
 }
@@ -159,21 +160,40 @@ function scheduleRender(path) {
   requestAnimationFrame(() => { renderQueued = false; render(path); });
 }
 
+// The calls a run in flight may still answer: its own, and on a resume the parked ones it continues.
+function liveCalls(t) {
+  const r = currentRun(t);
+  if (!controller || !r || r.status !== "running") return new Set();
+  if (!r.input.resume) return new Set(r.calls);
+  return new Set(t.messages.flatMap((m) => (m.toolCalls || []).map((c) => c.id)));
+}
+
 function render(path) {
   if (!current || path !== current.path) return;
   const t = thread();
   const frontend = new Set((current.frontendTools || []).map((tool) => tool.name));
   const results = new Map(t.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m]));
   const approvals = new Set(t.pendingInterrupts.map((i) => i.toolCallId).filter(Boolean));
+  const live = liveCalls(t);
   const list = $("messages");
   const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
-  renderConversation(list, t, { messages: t.messages, results, frontend, approvals, busy: !!controller, onAnswer: answerInterrupt });
+  renderConversation(list, t, { messages: t.messages, results, frontend, approvals, live, busy: !!controller, onAnswer: answerInterrupt });
   if (stick) list.scrollTop = list.scrollHeight;
   $("chat").style.background = t.background;  // per thread: never carried to another example
   $("chat").dataset.background = t.background;
-  renderState($("state"), t.state);
+  renderState($("state"), t.state, (state) => { if (!controller) { t.state = state; render(path); } });
   setText($("thread-id"), `thread ${t.threadId.slice(0, 8)}`);
   renderInspector(t, selectedRun);
+}
+
+// The example's suggested prompts (GET /examples `prompts`): a click sends one.
+function renderSuggestions() {
+  const buttons = (current.prompts || []).map((text) => {
+    const b = el("button", { type: "button", class: "suggestion", "data-testid": "suggestion" }, text);
+    b.addEventListener("click", () => sendMessage(text));
+    return b;
+  });
+  $("suggestions").replaceChildren(...buttons);
 }
 
 function select(path) {
@@ -184,6 +204,7 @@ function select(path) {
   $("messages").replaceChildren();
   selectedRun = null;
   history.replaceState(null, "", `#${current.path.replace(/^\//, "")}`);
+  renderSuggestions();
   render(current.path);
 }
 
@@ -218,16 +239,22 @@ $("download-log").addEventListener("click", () => {
 });
 $("composer").addEventListener("submit", (e) => {
   e.preventDefault();
-  const text = $("prompt").value.trim();
-  if (!text || !current || controller) return;
-  $("prompt").value = "";
+  if (sendMessage($("prompt").value.trim())) $("prompt").value = "";
+});
+
+// A new user message; a pending interrupt it leaves unanswered is superseded (the server abandons the pause).
+function sendMessage(text) {
+  if (!text || !current || controller) return false;
   const t = thread();
   t.messages.push({ id: uid(), role: "user", content: text });
   for (const n of t.notices) if (n.kind === "interrupt" && !n.answered) n.superseded = true;
   t.pendingInterrupts = [];
   render(current.path);
   run(current);
-});
+  return true;
+}
+
+wireZoom();
 
 (async function init() {
   loadDiagram().then(() => current && render(current.path));

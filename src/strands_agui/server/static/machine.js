@@ -23,6 +23,7 @@ export async function loadDiagram() {
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", "The run machine: states and moves");
     holder.replaceChildren(document.importNode(svg, true));
+    setZoom(1);  // readable at any window size: natural size, panned to the current state ("Fit" shows it all)
   } catch (err) {
     holder.replaceChildren(el("p", { class: "muted" }, `The machine diagram could not be loaded: ${err.message}`));
   }
@@ -56,12 +57,71 @@ export function recordEvent(run, ev) {
 const transitionsOf = (run) => (run ? run.steps.flatMap((s) => s.transitions) : []);
 
 // ---- the diagram -----------------------------------------------------------------------------------------
+// "fit": the whole machine in the panel's width; a number: that many screen pixels per SVG unit, the panel
+// scrolling (drag to pan) around the current state.
+let zoom = 1;
+const ZOOM_STEP = 1.25;
+
+export function setZoom(next) {
+  const holder = $("machine-diagram"), svg = holder.querySelector("svg");
+  zoom = next;
+  holder.dataset.zoom = next === "fit" ? "fit" : "scaled";
+  $("zoom-fit").setAttribute("aria-pressed", String(next === "fit"));
+  if (!svg) return;
+  const width = svg.viewBox.baseVal?.width || 600;
+  svg.style.width = next === "fit" ? "" : `${Math.round(width * next)}px`;
+  if (next !== "fit") centerCurrent();
+}
+
+function zoomBy(factor) {
+  const svg = $("machine-diagram").querySelector("svg");
+  const fitted = svg ? svg.getBoundingClientRect().width / (svg.viewBox.baseVal?.width || 600) : 1;
+  setZoom(Math.min(4, Math.max(0.3, (zoom === "fit" ? fitted : zoom) * factor)));
+}
+
+// Scroll the zoomed diagram so the current state is in view.
+function centerCurrent() {
+  const holder = $("machine-diagram"), node = holder.querySelector("g.state.current");
+  if (!node || zoom === "fit") return;
+  const box = node.getBoundingClientRect(), view = holder.getBoundingClientRect();
+  holder.scrollLeft += box.left + box.width / 2 - (view.left + view.width / 2);
+  holder.scrollTop += box.top + box.height / 2 - (view.top + view.height / 2);
+}
+
+// Drag to pan a zoomed diagram.
+function enablePan(holder) {
+  let from = null;
+  holder.addEventListener("pointerdown", (e) => { if (zoom !== "fit") { from = { x: e.clientX, y: e.clientY }; holder.setPointerCapture(e.pointerId); } });
+  holder.addEventListener("pointermove", (e) => {
+    if (!from) return;
+    holder.scrollLeft -= e.clientX - from.x;
+    holder.scrollTop -= e.clientY - from.y;
+    from = { x: e.clientX, y: e.clientY };
+  });
+  for (const type of ["pointerup", "pointercancel"]) holder.addEventListener(type, () => { from = null; });
+}
+
+export function wireZoom() {
+  $("zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
+  $("zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
+  $("zoom-fit").addEventListener("click", () => setZoom("fit"));
+  enablePan($("machine-diagram"));
+}
+
+// The last move in words: "end_turn: streaming_text → halted".
+function lastMoveText(moves, run) {
+  if (!moves.length) return run ? "No move traced for this run yet." : "No move yet: send a message.";
+  const m = moves[moves.length - 1], before = moves.length > 1 ? moves[moves.length - 2].state : "idle";
+  return `Last move: ${m.trigger}  ${before} → ${m.state}`;
+}
+
 export function renderMachine(run) {
   const moves = transitionsOf(run);
   const current = moves.length ? moves[moves.length - 1].state : "idle";
   const svg = $("machine-diagram").querySelector("svg");
   $("machine-panel").dataset.state = current;
   setText($("machine-state"), run && !run.steps.length && run.status !== "running" ? `${current} (no trace from the server)` : current);
+  setText($("machine-last"), lastMoveText(moves, run));
   if (!svg) return;
   const visited = new Set(["idle", ...moves.map((m) => m.state)]);
   for (const node of svg.querySelectorAll("g.state")) {
@@ -81,6 +141,7 @@ export function renderMachine(run) {
     edge.classList.toggle("taken", taken.has(edge.id));
     edge.classList.toggle("last", edge.id === last);
   }
+  if ($("machine-panel").dataset.shown !== current) { $("machine-panel").dataset.shown = current; centerCurrent(); }
 }
 
 // ---- the inspector ---------------------------------------------------------------------------------------
@@ -102,29 +163,66 @@ function summarize(event) {
 
 const aguiLabel = (ev) => (ev.type === "CUSTOM" ? `CUSTOM ${ev.name}` : ev.type === "RUN_FINISHED" && ev.outcome ? `RUN_FINISHED ${ev.outcome.type}` : ev.type);
 
-function stepRow(step, index) {
-  const row = el("li", { class: "step-row", "data-testid": "inspector-step" });
+// A streamed delta: {kind, text} for the model's raw chunk (the text is read there), {kind, text: ""} for the
+// typed event Strands derives from it (same words, ignored by the translator), null for anything else.
+function deltaOf(event) {
+  const delta = event?.event?.contentBlockDelta?.delta;
+  if (typeof delta?.text === "string") return { kind: "text", text: delta.text };
+  if (typeof delta?.reasoningContent?.text === "string") return { kind: "reasoning", text: delta.reasoningContent.text };
+  if (typeof event?.data === "string") return { kind: "text", text: "" };
+  if (typeof event?.reasoningText === "string") return { kind: "reasoning", text: "" };
+  return null;
+}
+
+// Consecutive deltas of one kind become one group (one row, with their text); any other step is its own.
+export function groupSteps(steps) {
+  const groups = [];
+  for (const step of steps) {
+    const delta = deltaOf(step.event);
+    const last = groups[groups.length - 1];
+    if (delta && last?.kind === delta.kind) { last.steps.push(step); last.text += delta.text; continue; }
+    groups.push({ kind: delta?.kind || null, text: delta?.text || "", steps: [step] });
+  }
+  return groups;
+}
+
+// Labels in order, repeated ones counted: ["text_delta → streaming_text ×12", ...].
+function counted(labels) {
+  const counts = new Map();
+  for (const l of labels) counts.set(l, (counts.get(l) || 0) + 1);
+  return [...counts].map(([l, n]) => (n > 1 ? `${l} ×${n}` : l));
+}
+
+function groupRow(group, index) {
+  const row = el("li", { class: "step-row", "data-testid": "inspector-step", "data-size": String(group.steps.length) });
   const line = el("details", {});
   const summary = el("summary", {});
+  const deltas = group.steps.filter((s) => deltaOf(s.event)?.text !== "").length;
+  const cause = group.kind ? `${group.kind} ×${deltas} ${JSON.stringify(group.text)}` : summarize(group.steps[0].event);
   summary.append(el("span", { class: "step-index muted" }, String(index + 1)),
-    el("span", { class: "step-cause", "data-testid": "step-event" }, summarize(step.event)));
+    el("span", { class: `step-cause${group.kind ? " step-text-run" : ""}`, "data-testid": "step-event", title: group.kind ? group.text : "" }, cause));
   const moves = el("span", { class: "step-moves", "data-testid": "step-transitions" });
-  for (const t of step.transitions) moves.append(el("span", { class: "move-chip" }, `${t.trigger} → ${t.state}`));
+  for (const t of counted(group.steps.flatMap((s) => s.transitions.map((m) => `${m.trigger} → ${m.state}`)))) moves.append(el("span", { class: "move-chip" }, t));
   // a subagent's own machine (not drawn on the diagram, which is the run's)
-  for (const t of step.subagents) moves.append(el("span", { class: "move-chip sub-move", "data-testid": "subagent-move" }, `${t.subagent}: ${t.trigger} → ${t.state}`));
+  for (const t of counted(group.steps.flatMap((s) => s.subagents.map((m) => `${m.subagent}: ${m.trigger} → ${m.state}`)))) {
+    moves.append(el("span", { class: "move-chip sub-move", "data-testid": "subagent-move" }, t));
+  }
   // an input the state could not take: set aside, moved nothing
-  for (const t of step.declined || []) moves.append(el("span", { class: "move-chip declined-move", "data-testid": "declined-move" }, `${t.subagent ? t.subagent + ": " : ""}declined ${t.trigger} in ${t.state}`));
+  for (const t of group.steps.flatMap((s) => s.declined || [])) {
+    moves.append(el("span", { class: "move-chip declined-move", "data-testid": "declined-move" }, `${t.subagent ? t.subagent + ": " : ""}declined ${t.trigger} in ${t.state}`));
+  }
   const out = el("span", { class: "step-agui", "data-testid": "step-agui" });
+  for (const t of counted(group.steps.flatMap((s) => s.agui.map(aguiLabel)))) out.append(el("span", { class: "agui-chip" }, t));
   summary.append(moves, out);
-  line.append(summary, el("pre", { class: "step-json" }, JSON.stringify(step.event, null, 2)));
+  line.append(summary, el("pre", { class: "step-json" }, group.kind ? group.text : JSON.stringify(group.steps[0].event, null, 2)));
   row.append(line);
+  row.dataset.quiet = String(group.steps.every((s) => !s.transitions.length && !s.subagents.length && !s.agui.length && !(s.declined || []).length));
   return row;
 }
 
-function refreshRow(row, step) {
-  row.dataset.quiet = String(!step.transitions.length && !step.subagents.length && !step.agui.length);  // moved nothing, sent nothing
-  const out = row.querySelector(".step-agui");
-  for (let i = out.children.length; i < step.agui.length; i++) out.append(el("span", { class: "agui-chip" }, aguiLabel(step.agui[i])));
+// The row of `group` at `index`, redrawn when the group grew or got new AG-UI events since it was drawn.
+function groupKey(group) {
+  return `${group.steps.length}:${group.steps.reduce((n, s) => n + s.agui.length, 0)}`;
 }
 
 export function renderInspector(thread, selectedRunId) {
@@ -140,9 +238,12 @@ export function renderInspector(thread, selectedRunId) {
   const list = $("inspector");
   if (list.dataset.runId !== (run?.runId || "")) { list.replaceChildren(); list.dataset.runId = run?.runId || ""; }
   if (run) {
-    run.steps.forEach((step, i) => {
-      const row = list.children[i] || list.appendChild(stepRow(step, i));
-      refreshRow(row, step);
+    groupSteps(run.steps).forEach((group, i) => {
+      const key = groupKey(group), row = list.children[i];
+      if (row?.dataset.key === key) return;
+      const fresh = groupRow(group, i);
+      fresh.dataset.key = key;
+      if (row) row.replaceWith(fresh); else list.append(fresh);
     });
   }
   const empty = !run ? "Send a message: each Strands event, the moves it made and the AG-UI events it produced appear here."

@@ -9,28 +9,46 @@ const STEP_ICON = { pending: "○", in_progress: "◔", completed: "✓", failed
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isPlan = (steps) => Array.isArray(steps) && steps.length > 0 && steps.every((s) => isObject(s) && typeof s.description === "string");
 
-function recipeView(recipe) {
+// The recipe card is a form: an edit changes the thread's state (sent with the next run), as the agent's
+// changes arrive through it. `edit(recipe)` gets the whole edited recipe.
+function field(value, attrs, onChange) {
+  const input = el("input", { value: String(value ?? ""), ...attrs });
+  input.addEventListener("change", () => onChange(input.value));
+  return input;
+}
+
+function ingredientRow(item, index, recipe, edit) {
+  const li = el("li", { "data-testid": "ingredient" });
+  const set = (key) => (value) => edit({ ...recipe, ingredients: recipe.ingredients.map((x, k) => (k === index ? { ...x, [key]: value } : x)) });
+  const remove = el("button", { type: "button", class: "icon-button", "aria-label": `Remove ${item.name ?? "ingredient"}`, "data-testid": "remove-ingredient" }, "×");
+  remove.addEventListener("click", () => edit({ ...recipe, ingredients: recipe.ingredients.filter((_, k) => k !== index) }));
+  li.append(el("span", { class: "emoji", "aria-hidden": "true" }, String(item.icon ?? "•")),
+    field(item.name, { class: "ingredient-name", "aria-label": "Ingredient", "data-testid": "ingredient-name" }, set("name")),
+    field(item.amount, { class: "ingredient-amount", "aria-label": "Amount", "data-testid": "ingredient-amount" }, set("amount")), remove);
+  return li;
+}
+
+function recipeView(recipe, edit) {
+  const r = { ...recipe, ingredients: (Array.isArray(recipe.ingredients) ? recipe.ingredients : []).map((i) => (isObject(i) ? i : { name: String(i) })) };
   const card = el("article", { class: "recipe", "data-testid": "recipe" });
-  card.append(el("h3", { class: "recipe-title", "data-testid": "recipe-title" }, String(recipe.title ?? "Recipe")));
+  const title = field(r.title ?? "Recipe", { class: "recipe-title", "aria-label": "Title", "data-testid": "recipe-title" }, (v) => edit({ ...r, title: v }));
+  card.append(title);
   const meta = el("div", { class: "chips" });
-  if (recipe.skill_level) meta.append(el("span", { class: "chip" }, `Skill: ${recipe.skill_level}`));
-  if (recipe.cooking_time) meta.append(el("span", { class: "chip" }, `⏱ ${recipe.cooking_time}`));
-  for (const p of Array.isArray(recipe.special_preferences) ? recipe.special_preferences : []) {
+  meta.append(field(r.skill_level, { class: "chip chip-input", "aria-label": "Skill level", placeholder: "skill", "data-testid": "recipe-skill" }, (v) => edit({ ...r, skill_level: v })),
+    field(r.cooking_time, { class: "chip chip-input", "aria-label": "Cooking time", placeholder: "time", "data-testid": "recipe-time" }, (v) => edit({ ...r, cooking_time: v })));
+  for (const p of Array.isArray(r.special_preferences) ? r.special_preferences : []) {
     meta.append(el("span", { class: "chip chip-accent", "data-testid": "recipe-preference" }, String(p)));
   }
   card.append(meta, el("h4", {}, "Ingredients"));
   const ingredients = el("ul", { class: "ingredients", "data-testid": "recipe-ingredients" });
-  for (const i of Array.isArray(recipe.ingredients) ? recipe.ingredients : []) {
-    const li = el("li", { "data-testid": "ingredient" });
-    const item = isObject(i) ? i : { name: String(i) };
-    li.append(el("span", { class: "emoji", "aria-hidden": "true" }, String(item.icon ?? "•")),
-      el("span", { class: "ingredient-name" }, String(item.name ?? "")), el("span", { class: "muted" }, String(item.amount ?? "")));
-    ingredients.append(li);
-  }
-  card.append(ingredients, el("h4", {}, "Instructions"));
-  const steps = el("ol", { class: "instructions", "data-testid": "recipe-instructions" });
-  for (const s of Array.isArray(recipe.instructions) ? recipe.instructions : []) steps.append(el("li", {}, String(s)));
-  card.append(steps);
+  r.ingredients.forEach((item, k) => ingredients.append(ingredientRow(item, k, r, edit)));
+  const add = el("button", { type: "button", class: "add-ingredient", "data-testid": "add-ingredient" }, "+ Add ingredient");
+  add.addEventListener("click", () => edit({ ...r, ingredients: [...r.ingredients, { icon: "•", name: "", amount: "" }] }));
+  card.append(ingredients, add, el("h4", {}, "Instructions"));
+  const steps = el("textarea", { class: "instructions", rows: "4", "aria-label": "Instructions, one step a line", "data-testid": "recipe-instructions" });
+  steps.value = (Array.isArray(r.instructions) ? r.instructions : []).map(String).join("\n");
+  steps.addEventListener("change", () => edit({ ...r, instructions: steps.value.split("\n").map((x) => x.trim()).filter(Boolean) }));
+  card.append(steps, el("p", { class: "muted hint" }, "Edit anything: the agent gets the recipe with your next message."));
   return card;
 }
 
@@ -69,13 +87,13 @@ function treeView(value, depth = 0) {
   return dl;
 }
 
-// Draw `state` into `container`; the raw JSON stays one click away.
-export function renderState(container, state) {
+// Draw `state` into `container`; the raw JSON stays one click away. `onEdit(state)`: the user changed it.
+export function renderState(container, state, onEdit = () => {}) {
   const json = JSON.stringify(state ?? {}, null, 2);
   if (container.dataset.json === json) return;
   container.dataset.json = json;
   const views = [];
-  if (isObject(state) && isObject(state.recipe)) views.push(recipeView(state.recipe));
+  if (isObject(state) && isObject(state.recipe)) views.push(recipeView(state.recipe, (recipe) => onEdit({ ...state, recipe })));
   if (isObject(state) && isPlan(state.steps)) views.push(planView(state.steps));
   const rest = isObject(state) ? Object.fromEntries(Object.entries(state).filter(([k]) => !(k === "recipe" && isObject(state.recipe)) && !(k === "steps" && isPlan(state.steps)))) : state;
   if (rest !== null && rest !== undefined && (!isObject(rest) || Object.keys(rest).length)) {

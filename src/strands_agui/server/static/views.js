@@ -6,6 +6,7 @@
 "use strict";
 
 import { findCall } from "./agui.js";
+import { barChart, chartValues } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
 
 export function el(tag, attrs = {}, text) {
@@ -44,7 +45,7 @@ function toolCard(call) {
   const result = el("details", { class: "tool-section tool-result-box", open: "" });
   result.append(el("summary", {}, "Result"), el("pre", { class: "tool-result", "data-testid": "tool-result" }));
   const error = el("div", { class: "tool-error", role: "alert", "data-testid": "tool-error" });
-  card.append(head, args, result, error);
+  card.append(head, args, el("div", { class: "tool-visual" }), result, error);
   return card;
 }
 
@@ -55,15 +56,31 @@ function foldLong(details, text) {
   details.open = false;
 }
 
-function toolStatus(call, result, frontend, approval) {
+// `live`: the run that can still answer the call is in flight (a call of a run that was stopped, cancelled or
+// abandoned for a new message never gets a result: it is shown as such, never as running).
+function toolStatus(result, { frontend, approval, live }) {
   if (result?.error) return ["error", "error"];
   if (result) return ["done", "done"];
   if (approval) return ["approval", "awaiting approval"];
-  return frontend ? ["frontend", "runs in the page"] : ["running", "running…"];
+  if (frontend) return ["frontend", "runs in the page"];
+  return live ? ["running", "running…"] : ["unanswered", "no result"];
 }
 
-function renderToolCard(card, call, result, frontend, approval) {
-  const [status, label] = toolStatus(call, result, frontend, approval);
+// A result the page can draw (a chart) is drawn above its JSON, which then starts folded (once).
+function renderVisual(card, result, text) {
+  const box = card.querySelector(".tool-visual");
+  let data = null;
+  try { data = result && !result.error ? JSON.parse(text) : null; } catch { data = null; }
+  const key = chartValues(data) ? text : "";
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren(...(key ? [barChart(data)] : []));
+  const json = card.querySelector(".tool-result-box");
+  if (key && !json.dataset.folded) { json.dataset.folded = "true"; json.open = false; }
+}
+
+function renderToolCard(card, call, result, how) {
+  const [status, label] = toolStatus(result, how);
   setText(card.querySelector(".tool-name"), call.function.name);
   setText(card.querySelector(".tool-status"), label);
   const args = pretty(call.function.arguments || "{}");
@@ -72,6 +89,7 @@ function renderToolCard(card, call, result, frontend, approval) {
   const text = result ? contentText(result.content) : "";
   setText(card.querySelector(".tool-result"), result && !result.error ? pretty(text) : "");
   if (result && !result.error) foldLong(card.querySelector(".tool-result-box"), pretty(text));
+  renderVisual(card, result, text);
   card.querySelector(".tool-result-box").hidden = !result || !!result.error;
   setText(card.querySelector(".tool-error"), result?.error ? `${result.error}` : "");
   card.querySelector(".tool-error").hidden = !result?.error;
@@ -100,7 +118,8 @@ function renderMessage(item, m, ctx) {
     const card = keyed(item, `call:${call.id}`, () => {
       const c = toolCard(call); c.dataset.key = `call:${call.id}`; item.append(c); return c;
     });
-    renderToolCard(card, call, ctx.results.get(call.id), ctx.frontend.has(call.function.name), ctx.approvals.has(call.id));
+    renderToolCard(card, call, ctx.results.get(call.id), { frontend: ctx.frontend.has(call.function.name),
+      approval: ctx.approvals.has(call.id), live: ctx.live.has(call.id) });
   }
 }
 
@@ -173,8 +192,9 @@ function editedArguments(field, call, payload) {
 function interruptCard(intr, notice, ctx) {
   const card = el("div", { class: "interrupt", "data-testid": "interrupt-card", "data-interrupt-id": intr.id });
   card.append(el("div", { class: "interrupt-message", "data-testid": "interrupt-message" }, intr.message || intr.reason));
+  // the call itself is on its tool card, just above: named here, not repeated
   const call = intr.toolCallId && findCall(ctx.messages, intr.toolCallId);
-  if (call) card.append(el("pre", { class: "interrupt-call" }, `${call.function.name}(${pretty(call.function.arguments || "{}")})`));
+  if (call) card.append(el("div", { class: "interrupt-call muted", "data-testid": "interrupt-call" }, `about the ${call.function.name} call above`));
   const schema = intr.responseSchema;
   const actions = el("div", { class: "interrupt-actions" });
   if (schemaAsksApproval(schema)) {
