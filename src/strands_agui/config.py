@@ -44,6 +44,9 @@ context for one request, passed to Strands as ``invocation_state``. ``request`` 
 when the run comes through the endpoint, else None."""
 
 TemplateToolsProvider: TypeAlias = Callable[..., Any]
+SessionManagerProvider: TypeAlias = Callable[..., Any]
+"""``(input_data) -> SessionManager | None`` (sync or async; a ``principal`` parameter gets the caller's): the
+Strands session of the run's thread (upstream ``ag_ui_strands``' name), see ``runtime/session_provider.py``."""
 """``(request, input_data) -> names | None`` (sync or async; upstream's one-parameter ``(input_data)`` works
 too): the agent's tools one run may use, as names or tool objects; None leaves them all
 (``runtime/tool_selection.py``)."""
@@ -105,6 +108,9 @@ class StrandsAgentConfig:
     invocation_state_provider: InvocationStateProvider | None = None
     template_tools_provider: TemplateToolsProvider | None = None
     """Narrows the agent's tools for one run (upstream ``ag_ui_strands``' name): see ``TemplateToolsProvider``."""
+    session_manager_provider: SessionManagerProvider | None = None
+    """The Strands ``SessionManager`` of each run's thread (upstream ``ag_ui_strands``' name): Strands restores
+    and persists the thread's conversation and ``agent.state``; see ``runtime/session_provider.py``."""
     limits: Mapping[str, int] | None = None
     """Strands' per-invocation budget (``{"turns": N, "output_tokens": N, "total_tokens": N}``)."""
     raw_events: bool = False

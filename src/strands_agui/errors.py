@@ -31,7 +31,9 @@ ERROR_CODES: dict[str, str] = {
     "payload, one interrupt is answered twice, or the resume carries a new user message.",
     "INTERRUPT_EXPIRED": "The paused run is older than the session store's retention; its state was removed.",
     "THREAD_BUSY": "Another run holds this paused thread (a concurrent resume); nothing was changed.",
-    "SESSION_ERROR": "The session store could not read or write the thread's pause state.",
+    "SESSION_ERROR": "The session store could not read or write the thread's pause state, or the "
+    "session_manager_provider raised, returned something other than a SessionManager or None, or its session "
+    "could not be read (then Strands was not called).",
     "RUN_LOST": "A resumable run's stored events end before its terminal event: the worker running it stopped "
     "(SIGKILL, a crash, a lost host) or the event store could not be read. A reconnecting client gets the "
     "events that were stored, then this; what the run did after its last stored event is lost.",

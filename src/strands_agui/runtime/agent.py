@@ -35,6 +35,7 @@ from .invocation import stream_kwargs
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
+from .session_provider import provided_session_manager
 from .sessions import SessionStore
 from .stores import default_store
 from .threads import ServerThread, Threads, threads_enabled
@@ -111,8 +112,9 @@ class StrandsAgent:
         try:
             state = await resolve_invocation_state(self.config, request, input_data, invocation_state)
             tools = await tool_selection(self.config, request, input_data)
+            provided = await provided_session_manager(self.config, input_data, principal)
         except RunRefused as exc:
-            refused, state, tools = exc, {}, None
+            refused, state, tools, provided = exc, {}, None, None
 
         server = ServerThread(self.thread_store(), input_data, principal)
         try:
@@ -120,7 +122,7 @@ class StrandsAgent:
         except RunRefused as exc:
             refused = refused or exc
         with ExitStack() as stack:  # holds a paused thread for the whole run
-            pause = ThreadPause(self.sessions or default_store(), input_data, stack, principal)
+            pause = ThreadPause(self.sessions or default_store(), input_data, stack, principal, provided)
 
             def live(prompt: Prompt) -> tuple[Source, Stop, RunFacts]:
                 if refused is not None:

@@ -23,6 +23,7 @@ from ag_ui.core import AssistantMessage, RunAgentInput, UserMessage
 from strands import Agent
 from strands.interrupt import _InterruptState
 from strands.multiagent.base import MultiAgentBase
+from strands.session.session_manager import SessionManager
 from strands.types.exceptions import SessionException
 
 from ..config import StrandsAgentConfig
@@ -50,7 +51,7 @@ class ThreadPause:
     thread's lock)."""
 
     def __init__(self, store: SessionStore, input_data: RunAgentInput, stack: ExitStack,
-                 principal: str | None = None) -> None:
+                 principal: str | None = None, provided: SessionManager | None = None) -> None:
         self.store = store
         self.input = input_data
         self.thread = input_data.thread_id
@@ -60,6 +61,7 @@ class ThreadPause:
         self.resuming = bool(input_data.resume)
         self.resumed_nodes: dict[str, list[str]] = {}  # Swarm/Graph node id -> the parked calls it continues
         self.tools: set[str] | None = None  # the names the run may use (runtime/tool_selection.py)
+        self.provided = provided  # the thread's own session (config.session_manager_provider), attached first
 
     def open(self, source: AgentSource, config: StrandsAgentConfig, prompt: Any,
              tools: set[str] | None = None) -> tuple[Agent | MultiAgentBase | None, Any]:
@@ -77,6 +79,7 @@ class ThreadPause:
         runner = self.runner = build_run_agent(source, self.input, conversation(self.input).history)
         narrow_tools(runner, self.tools, self.input)
         install_approval(runner, config)
+        self._attach_provided(runner)
         if isinstance(runner, MultiAgentBase):
             return runner, task_of(prompt, "Hello")
         return runner, prompt
@@ -101,6 +104,7 @@ class ThreadPause:
         runner = build_run_agent(source, self.input, history)
         narrow_tools(runner, self.tools, self.input)
         install_approval(runner, config)
+        self._attach_provided(runner)  # then the pause's session: its messages and interrupt state win
         attach(runner, self.store.session_manager(self.thread, self.principal))
         state = interrupt_state(runner)
         pending = {i.id: i for i in state.interrupts.values() if i.response is None} if state.activated else {}
@@ -113,6 +117,13 @@ class ThreadPause:
         self.runner = runner
         self.resumed_nodes = {node: calls for node, calls in parked.items() if node}
         return runner, prompt
+
+    def _attach_provided(self, runner: Agent | MultiAgentBase) -> None:
+        """Keep an agent's conversation and state in the provider's session (``session_provider.py``): restored
+        from it now (the stored conversation wins over the client's), persisted by Strands from now on."""
+        if self.provided is not None and isinstance(runner, Agent):
+            with store_errors():
+                attach(runner, self.provided)
 
     def facts(self) -> dict[str, Any]:
         """What the run's translator is told: the Swarm/Graph nodes this resume continues (their parked

@@ -8,10 +8,11 @@ whether the worker running it is alive. Two stores:
   ``max_events`` events each (a longer run keeps its newest: a reconnect asking for a dropped one gets 404),
   each kept ``ttl`` seconds after it ended. Defaults: 1000 runs, 10 000 events, 15 minutes.
 * :class:`RedisEvents` - several workers or machines (``--events redis://HOST:PORT/DB``). A run is a Redis
-  stream ``<prefix>:<runId>``; each entry holds a batch of consecutive events (one ``XADD`` per batch, its id
-  the number of its last event: ``7-0`` ends with event 7, so ``XREAD`` from ``n-0`` starts at the batch
-  holding event n + 1), capped at ``max_events`` entries (``XADD MAXLEN ~``, so at least as many events) and
-  expiring ``ttl`` seconds after its last write (``EXPIRE``); readers follow it with ``XREAD BLOCK``.
+  stream ``<prefix>:<key>`` (the key: the run id scoped by its principal, ``resumable.run_key``); each entry
+  holds a batch of consecutive events (one ``XADD`` per batch, its id the number of its last event: ``7-0``
+  ends with event 7, so ``XREAD`` from ``n-0`` starts at the batch holding event n + 1), capped at
+  ``max_events`` entries (``XADD MAXLEN ~``, so at least as many events) and expiring ``ttl`` seconds after its
+  last write (``EXPIRE``); readers follow it with ``XREAD BLOCK``.
   Beside it: ``:meta`` (the principal), ``:alive`` (the running worker's heartbeat, a key that expires
   ``ALIVE_SECONDS`` after the worker stops refreshing it), ``:reader`` (set by readers, expiring),
   ``:cancel`` (a cancel request, polled by the running worker once per heartbeat). A run's writes go out

@@ -23,6 +23,7 @@ write awaits :meth:`RunLog.flush`), so a client never holds an id the store has 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -63,6 +64,14 @@ MAX_PROTOCOL_VERSION = 40  # longest ``protocolVersion`` a reconnect may declare
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)  # a stored event's JSON -> its model (a reconnect's rewrite)
 
 
+def run_key(run_id: str, principal: str | None) -> str:
+    """The run's key in the event store: the run id scoped by its principal, so that another principal
+    sending the same ``runId`` starts a run of its own (no 409 telling it the id is taken)."""
+    if principal is None:
+        return f"a/{run_id}"
+    return f"u-{hashlib.sha256(principal.encode()).hexdigest()[:32]}/{run_id}"
+
+
 def event_id(run_id: str, seq: int) -> str:
     return f"{run_id}:{seq}"
 
@@ -86,11 +95,12 @@ class Resumable:
         self.detach = detach_seconds
 
     async def start(self, input_data: RunAgentInput, principal: str | None) -> RunTap:
-        """Open the run's log: 409 when the run id was used already, 503 when the store is down."""
+        """Open the run's log: 409 when ``principal`` used the run id already (another principal's run of the
+        same id is another run), 503 when the store is down."""
         run_id = check_run_id(input_data.run_id)
         cancel = threading.Event()
         try:
-            log = await self.store.open(run_id, principal, cancel.set)
+            log = await self.store.open(run_key(run_id, principal), principal, cancel.set)
         except RunExists:
             raise HTTPException(409, f"run {run_id!r} was already started; a new run needs a new runId") from None
         except StoreUnavailable as exc:
@@ -100,18 +110,18 @@ class Resumable:
     async def known(self, run_id: str, principal: str | None) -> None:
         """404 unless the run exists (and is ``principal``'s); 503 when the store is down."""
         try:
-            found = await self.store.known(check_run_id(run_id), principal)
+            found = await self.store.known(run_key(check_run_id(run_id), principal), principal)
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         if not found:
             raise HTTPException(404, f"no run {run_id!r}: unknown, expired, or not yours")
 
-    async def replay_from(self, run_id: str, last_event_id: str | None) -> int | None:
+    async def replay_from(self, run_id: str, principal: str | None, last_event_id: str | None) -> int | None:
         """The number after which a reconnect streams (None: the id is the run's terminal event, nothing
         follows): 400 for an id that is not this run's, 404 when the events after it are no longer kept."""
         after = parse_last_event_id(run_id, last_event_id)
         try:
-            first, last, ended = await self.store.bounds(run_id)
+            first, last, ended = await self.store.bounds(run_key(run_id, principal))
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         if ended and after == last:
@@ -122,11 +132,11 @@ class Resumable:
             raise HTTPException(404, f"the events of run {run_id!r} after {after} are no longer kept")
         return after
 
-    async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored | BaseEvent]:
+    async def follow(self, run_id: str, principal: str | None, after: int) -> AsyncIterator[Stored | BaseEvent]:
         """The stored events after ``after``, then the live ones, to the terminal event; a RUN_ERROR
         ``RUN_LOST`` (no id) when the log ends without one (its worker died, or the store went down)."""
         try:
-            async for item in self.store.follow(run_id, after):
+            async for item in self.store.follow(run_key(run_id, principal), after):
                 yield item
                 if item.terminal:
                     return
@@ -138,7 +148,7 @@ class Resumable:
     async def cancel(self, run_id: str, principal: str | None) -> dict[str, str]:
         """Ask the run's worker to cancel it (404 unknown, 409 already ended, 503 store down)."""
         try:
-            status = await self.store.cancel(check_run_id(run_id), principal)
+            status = await self.store.cancel(run_key(check_run_id(run_id), principal), principal)
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         if status == "unknown":
@@ -288,13 +298,13 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
     async def reconnect(run_id: str, principal: str | None, media_type: str, last_event_id: str | None,
                         declared: str | None) -> Response:
         await resumable.known(run_id, principal)
-        after = await resumable.replay_from(run_id, last_event_id)
+        after = await resumable.replay_from(run_id, principal, last_event_id)
         if after is None:
             return Response(status_code=204)
         framing = FRAMINGS[media_type]
         rewrite = rewrite_for(framing, declared)
-        return RunStream(resumable.follow(run_id, after), framing=framing, keepalive=keepalive, coalesce=coalesce,
-                         encode=lambda item: reader_frame(framing, run_id, item, rewrite))
+        return RunStream(resumable.follow(run_id, principal, after), framing=framing, keepalive=keepalive,
+                         coalesce=coalesce, encode=lambda item: reader_frame(framing, run_id, item, rewrite))
 
     async def cancel_run(request: Request, run_id: str) -> JSONResponse:
         """Cancel the run on whichever worker runs it: it ends RUN_FINISHED ``outcome: cancelled``."""
