@@ -17,14 +17,13 @@ from strands_agui.runtime.sessions import FileSessions
 from tests import hitl_scenarios
 from tests.hitl_scenarios import BY_NAME, book_flight, resume_input, wire
 from tests.oracles import assert_valid_stream
-from tests.test_hitl import adapter_for, pause, run
+from tests.support.hitl import adapter_for, pause
+from tests.support.replays import collected
 
 BOOK_SCHEMA = book_flight.tool_spec["inputSchema"]["json"]
 
 
-@pytest.fixture(autouse=True)
-def _clear_executions() -> None:
-    hitl_scenarios.EXECUTIONS.clear()
+pytestmark = pytest.mark.usefixtures("clear_executions")
 
 
 def approve(interrupts: list[dict[str, Any]], **answer: Any) -> list[dict[str, Any]]:
@@ -52,7 +51,7 @@ async def test_approved_with_arguments_runs_them_and_the_client_holds_what_ran(t
     events, held = await pause(adapter)
     assert tool_call_arguments(held, "tool-book") == {"city": "Lisbon"}  # what the model asked for
     resume = resume_input(held, approve(events[-1]["outcome"]["interrupts"], arguments={"city": "Porto"}))
-    done = await run(adapter, resume)
+    done = await collected(adapter, resume)
     assert hitl_scenarios.EXECUTIONS == ["book_flight:Porto"]
     snapshot = next(e for e in done if e["type"] == "MESSAGES_SNAPSHOT")
     assert tool_call_arguments(snapshot["messages"], "tool-book") == {"city": "Porto"}
@@ -69,7 +68,7 @@ async def test_arguments_the_tool_refuses_are_resume_invalid_and_nothing_runs(tm
     adapter = adapter_for(BY_NAME["approval_rejected"], FileSessions(tmp_path))
     events, held = await pause(adapter)
     resume = resume_input(held, approve(events[-1]["outcome"]["interrupts"], arguments=arguments))
-    done = await run(adapter, resume)
+    done = await collected(adapter, resume)
     assert done[-1]["type"] == "RUN_ERROR" and done[-1]["code"] == "RESUME_INVALID", done[-1]
     assert "arguments" in done[-1]["message"]
     assert hitl_scenarios.EXECUTIONS == []

@@ -3,12 +3,8 @@ a user runs it (a subprocess), each ordinary mistake is one line on stderr namin
 
 from __future__ import annotations
 
-import io
 import json
 import socket
-import subprocess
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -18,26 +14,12 @@ from strands_agui import read_log
 from strands_agui.tooling.cli import main
 from strands_agui.tooling.scripted import Fail, ScriptedModel, Text
 from tests.oracles import assert_valid_sse
+from tests.support.cli import assert_explains, cli, cli_in_process
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
 ROOT = Path(__file__).parent.parent
-
-
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "strands_agui.tooling.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
-
-
-def assert_explains(done: subprocess.CompletedProcess[str], *fragments: str, status: int = 2) -> None:
-    """Exit ``status``, nothing on stdout, and one stderr line holding every fragment (no traceback)."""
-    assert done.returncode == status, (done.returncode, done.stderr)
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("strands-agui: error: "), done.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], (fragment, lines[0])
-    assert "Traceback" not in done.stderr and done.stdout == ""
 
 
 @pytest.mark.slow
@@ -189,14 +171,6 @@ def test_serve_on_a_busy_port_fails_before_claiming_to_serve() -> None:
 @pytest.mark.slow
 def test_serve_of_an_app_that_does_not_exist_explains(tmp_path: Path) -> None:
     assert_explains(cli("serve", "--app", "my_app:app", cwd=tmp_path), "no module named 'my_app'")
-
-
-def cli_in_process(argv: list[str]) -> subprocess.CompletedProcess[str]:
-    """`main(argv)` with stdout and stderr captured, as a CompletedProcess (same code path as the command)."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(argv)
-    return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())
 
 
 FAILING_AGENT = Agent(model=ScriptedModel([[Text("Let me see"), Fail(RuntimeError("provider down"))]]),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_cli import assert_explains, cli_in_process
+from tests.support.cli import assert_explains, cli_in_process
 
 
 @pytest.mark.parametrize(("flags", "fragments"), [

@@ -18,8 +18,8 @@ from strands import Agent
 from strands_agui import StrandsAgent
 from strands_agui.server.inspector import TRACE_EVENT, inspected_run
 from strands_agui.tooling.scripted import Cited, Reasoning, ScriptedModel, Step, Text
-from tests.recorded import FIXTURES, Stepper
 from tests.scenarios import run_input
+from tests.support.recorded import FIXTURES, Stepper
 
 CORE = Path(__file__).parent.parent / "src" / "strands_agui" / "core"
 

@@ -3,7 +3,7 @@ recorded pauses and resumes (``tests/fixtures/hitl``)."""
 
 from __future__ import annotations
 
-from tests.recorded import Stepper, only, types
+from tests.support.recorded import Stepper, only, types
 
 
 def test_a_tool_interrupt_is_waited_for_with_its_call_and_the_stores_expiry() -> None:

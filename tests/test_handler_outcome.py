@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from strands_agui.errors import RunFailure
-from tests.recorded import Stepper, chunk, only, types
+from tests.support.recorded import Stepper, chunk, only, types
 
 
 def test_usage_counts_cache_reads_and_writes_in_the_input_under_the_runs_model() -> None:

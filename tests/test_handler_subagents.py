@@ -4,7 +4,7 @@ agents as tools and tool progress, from real recorded runs."""
 from __future__ import annotations
 
 from strands_agui import StrandsAgentConfig
-from tests.recorded import Stepper, of_type, types
+from tests.support.recorded import Stepper, of_type, types
 
 
 def test_a_node_is_a_subagent_whose_handoff_goes_on_its_start() -> None:

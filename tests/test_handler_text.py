@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from tests.recorded import Stepper, chunk, delta, types
+from tests.support.recorded import Stepper, chunk, delta, types
 
 
 def test_the_first_text_delta_opens_the_message_and_the_next_only_add_to_it() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.recorded import Stepper, chunk, delta, only, types
+from tests.support.recorded import Stepper, chunk, delta, only, types
 
 
 def _tool_use_start(run: Stepper) -> dict:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.recorded import Stepper, chunk, only, types
+from tests.support.recorded import Stepper, chunk, only, types
 
 
 def test_a_retried_attempt_takes_back_what_the_abandoned_one_showed() -> None:

@@ -21,7 +21,7 @@ from tests import hitl_scenarios
 from tests.hitl_scenarios import APPROVAL, BY_NAME, SCENARIOS, HitlScenario, pause_input, resume_input, wire
 from tests.oracles import assert_valid_stream, check_ag_ui_validate
 from tests.scenarios import pinned_ids
-from tests.support.hitl import approve
+from tests.support.hitl import adapter_for, approve, pause
 from tests.support.replays import collected, replayed_hitl
 
 ROOT = Path(__file__).parent
@@ -29,17 +29,6 @@ FIXTURES = ROOT / "fixtures" / "hitl"
 RUNS = [f"{s.name}.{run}" for s in SCENARIOS for run in ("pause", "resume")]
 
 pytestmark = pytest.mark.usefixtures("clear_executions")
-
-
-def adapter_for(scenario: HitlScenario, store: FileSessions, **kwargs: Any) -> StrandsAgent:
-    return StrandsAgent(scenario.agent(), config=scenario.config, sessions=store, **kwargs)
-
-
-async def pause(adapter: StrandsAgent, thread: str = "thread-hitl") -> tuple[list[dict[str, Any]], list[Any]]:
-    """The paused run's events and the messages the official client holds after it."""
-    first = pause_input(thread)
-    events = await collected(adapter, first)
-    return events, assert_valid_stream(events, input=wire(first))["messages"]
 
 
 # -- recorded pairs ---------------------------------------------------------------------------------------

@@ -19,30 +19,13 @@ from strands_agui.server.proto import PROTO_MEDIA_TYPE, decode_frames
 from strands_agui.tooling.testing import normalize_ids
 from tests.live import LiveServer
 from tests.oracles import CLIENT_SCRIPT, check_ag_ui_validate
-from tests.support.servers import served_examples
-
-PROMPTS = {
-    "/agentic_chat": "please make the background blue",
-    "/backend_tool_rendering": "what is the weather in Paris?",
-    "/shared_state": "make it a vegetarian pasta recipe",
-    "/agentic_generative_ui": "plan a trip: book flights, pack, and then fly",
-    "/human_in_the_loop": "book me a flight to Porto",
-    "/multi_agent": "what do we know about the billing service?",
-    "/a2ui_generative_ui": "show me a checklist for a trip: passport, tickets and charger",
-}
+from tests.support.servers import EXAMPLE_PROMPTS, example_input, served_examples
 
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[LiveServer, list[dict[str, Any]]]]:
     with served_examples() as server:
         yield server, httpx.get(f"{server.url}/examples", timeout=10).json()
-
-
-def run_input(entry: dict[str, Any]) -> dict[str, Any]:
-    return {"threadId": f"thread{entry['path'].replace('/', '-')}", "runId": "run-1",
-            "messages": [{"id": "user-1", "role": "user", "content": PROMPTS[entry["path"]]}],
-            "state": entry.get("initialState", {}), "tools": entry["frontendTools"], "context": [],
-            "forwardedProps": {}}
 
 
 def official_client(url: str, data: dict[str, Any], tmp: Path, *extra: str) -> dict[str, Any]:
@@ -58,11 +41,11 @@ def official_client(url: str, data: dict[str, Any], tmp: Path, *extra: str) -> d
 @pytest.mark.slow
 def test_official_client_accepts_every_example_route(served, tmp_path: Path) -> None:
     server, entries = served
-    assert {e["path"] for e in entries} == set(PROMPTS)
+    assert {e["path"] for e in entries} == set(EXAMPLE_PROMPTS)
 
     def check(entry: dict[str, Any], *encoding: str) -> dict[str, Any]:
         extra = ("--followup", "background changed") if entry["frontendTools"] else ()
-        data = run_input(entry)
+        data = example_input(entry)
         data["threadId"] += "-".join(("", *encoding))  # the two encodings' runs never share a thread
         return official_client(server.url + entry["path"], data, tmp_path, *extra, *encoding)
 
@@ -84,14 +67,14 @@ def test_official_client_accepts_every_example_route(served, tmp_path: Path) -> 
 async def test_ag_ui_validate_accepts_every_example_route(served) -> None:
     server, entries = served
     for entry in entries:
-        await assert_valid_agui_endpoint(server.url + entry["path"], input=run_input(entry), max_warnings=0)
+        await assert_valid_agui_endpoint(server.url + entry["path"], input=example_input(entry), max_warnings=0)
 
 
 @pytest.mark.slow
 def test_ag_ui_validate_accepts_every_example_route_over_proto(served) -> None:
     server, entries = served
     for entry in entries:
-        response = httpx.post(server.url + entry["path"], json=run_input(entry), timeout=30,
+        response = httpx.post(server.url + entry["path"], json=example_input(entry), timeout=30,
                               headers={"Accept": PROTO_MEDIA_TYPE, "Content-Type": "application/json"})
         assert response.headers["content-type"] == PROTO_MEDIA_TYPE
         check_ag_ui_validate(decode_frames(response.content))

@@ -46,7 +46,7 @@ def served() -> Iterator[LiveServer]:
         yield server
 
 
-def example_input(path: str, forwarded: Any = None) -> dict[str, Any]:
+def inspected_input(path: str, forwarded: Any = None) -> dict[str, Any]:
     module, prompt = EXAMPLES[path]
     tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in module.FRONTEND_TOOLS]
     return {"threadId": f"t{path.replace('/', '-')}", "runId": "run-1",
@@ -62,7 +62,7 @@ def customs(events: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
 @pytest.mark.slow
 @pytest.mark.parametrize("path", list(EXAMPLES))
 def test_inspected_run_is_valid_and_its_log_replays_to_the_same_run(served: LiveServer, path: str) -> None:
-    body = example_input(path)
+    body = inspected_input(path)
     sse = post_run(served.url + path, body, timeout=60).text
     report = assert_valid_sse(sse, input=body)  # both oracles, CUSTOM events included
     events = sse_events(sse)
@@ -86,7 +86,7 @@ def test_inspected_run_is_valid_and_its_log_replays_to_the_same_run(served: Live
 
 
 def test_a_trace_step_comes_before_the_events_it_produced(served: LiveServer) -> None:
-    events = post_events(served.url + "/backend_tool_rendering", example_input("/backend_tool_rendering"), timeout=60)
+    events = post_events(served.url + "/backend_tool_rendering", inspected_input("/backend_tool_rendering"), timeout=60)
     last_moves: list[str] = []
     for event in events:
         if event["type"] == "CUSTOM" and event["name"] == TRACE_EVENT:
@@ -101,7 +101,7 @@ def test_a_trace_step_comes_before_the_events_it_produced(served: LiveServer) ->
 
 @pytest.mark.parametrize("forwarded", [{}, None, {"strandsAgui": {"inspect": "yes"}}, {"strandsAgui": True}])
 def test_no_inspection_unless_the_request_asks(served: LiveServer, forwarded: Any) -> None:
-    body = example_input("/backend_tool_rendering", forwarded={} if forwarded is None else forwarded)
+    body = inspected_input("/backend_tool_rendering", forwarded={} if forwarded is None else forwarded)
     if forwarded is None:
         body.pop("forwardedProps")
     events = post_events(served.url + "/backend_tool_rendering", body, timeout=60)
@@ -112,7 +112,7 @@ def test_no_inspection_unless_the_server_enables_it() -> None:
     app = FastAPI()
     add_strands_fastapi_endpoint(app, backend_tool_rendering.agent, "/plain")  # inspect defaults to False
     with LiveServer(app) as server:
-        events = post_events(server.url + "/plain", example_input("/backend_tool_rendering"), timeout=60)
+        events = post_events(server.url + "/plain", inspected_input("/backend_tool_rendering"), timeout=60)
     assert events[-1]["type"] == "RUN_FINISHED"
     assert not [e for e in events if e["type"] == "CUSTOM"]
 
@@ -125,7 +125,7 @@ def test_an_oversized_log_is_announced_not_sent() -> None:
     from strands_agui.server.inspector import inspected_run
 
     async def collect() -> list[Any]:
-        data = RunAgentInput.model_validate(example_input("/backend_tool_rendering"))
+        data = RunAgentInput.model_validate(inspected_input("/backend_tool_rendering"))
         return [e async for e in inspected_run(backend_tool_rendering.agent, data, max_log_bytes=100)]
 
     log = [e for e in asyncio.run(collect()) if getattr(e, "name", None) == LOG_EVENT]
@@ -135,7 +135,7 @@ def test_an_oversized_log_is_announced_not_sent() -> None:
 @pytest.mark.slow
 def test_a_paused_and_resumed_run_each_carry_a_log_that_replays(served: LiveServer) -> None:
     """human_in_the_loop: the pause, then the approving resume; each run's log replays to its own run."""
-    body = {**example_input("/human_in_the_loop"), "threadId": "t-pause-and-resume"}
+    body = {**inspected_input("/human_in_the_loop"), "threadId": "t-pause-and-resume"}
     paused_sse = post_run(served.url + "/human_in_the_loop", body, timeout=60).text
     held = assert_valid_sse(paused_sse, input=body)["messages"]  # what the official client holds after the pause
     paused = sse_events(paused_sse)

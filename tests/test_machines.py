@@ -27,7 +27,7 @@ import httpx
 import pytest
 from moto.server import ThreadedMotoServer
 
-from tests.test_workers import PIDS, ROUTE, booked, free_port, held_messages, pause, serve
+from tests.support.workers import PIDS, ROUTE, booked, free_port, held_messages, pause, serve
 
 pytestmark = pytest.mark.slow
 

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from strands_agui.runtime.sessions import session_id
-from tests.test_workers import ROUTE, booked, held_messages, serve
+from tests.support.workers import ROUTE, booked, held_messages, serve
 
 pytestmark = pytest.mark.slow  # one server process for the module
 

@@ -22,8 +22,8 @@ from strands_agui.server.versions import declared_event, legacy_event, parts_tex
 from strands_agui.tooling.testing import normalize_ids
 from tests.live import LiveServer
 from tests.oracles import CLIENT_SCRIPT, CLIENTS, CURRENT, LEGACY, check_official_client, check_official_client_many
-from tests.test_golden import NAMES, replayed
-from tests.test_http_oracles import PROMPTS, run_input
+from tests.support.replays import NAMES, replayed
+from tests.support.servers import EXAMPLE_PROMPTS, example_input
 
 
 def test_a_declaration_chooses_the_stream(caplog: pytest.LogCaptureFixture) -> None:
@@ -81,7 +81,7 @@ def test_every_example_route_passes_both_client_generations(tmp_path: Path) -> N
 
     with LiveServer(build_app()) as server:
         entries = httpx.get(f"{server.url}/examples", timeout=10).json()
-        assert {e["path"] for e in entries} == set(PROMPTS)
+        assert {e["path"] for e in entries} == set(EXAMPLE_PROMPTS)
         jobs = [(entry, client, encoding) for entry in entries for client in (CURRENT, LEGACY)
                 for encoding in ((), ("--proto",))]
         with ThreadPoolExecutor(max_workers=2) as pool:
@@ -105,7 +105,7 @@ def test_the_server_declares_its_version_only_to_a_client_that_declared_one() ->
     entry = {"path": "/agentic_chat", "frontendTools": [], "initialState": {}}
     with LiveServer(build_app()) as server:
         for declared in (None, "1.0"):
-            body = {**run_input(entry), **({"protocolVersion": declared} if declared else {})}
+            body = {**example_input(entry), **({"protocolVersion": declared} if declared else {})}
             response = httpx.post(server.url + "/agentic_chat", json=body, timeout=30)
             events = [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
             assert events[0].get("protocolVersion") == declared
@@ -119,7 +119,7 @@ def dump(event: Any) -> dict[str, Any]:
 
 def live_client(url: str, entry: dict[str, Any], client: str, encoding: tuple[str, ...], tmp: Path
                 ) -> dict[str, Any]:
-    data = run_input(entry)
+    data = example_input(entry)
     data["threadId"] += f"-{client}-{len(encoding)}"  # every run its own thread
     path = tmp / f"{data['threadId']}.json"
     path.write_text(json.dumps(data))

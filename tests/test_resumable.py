@@ -27,7 +27,7 @@ from strands_agui.server.resumable import Resumable
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
 from tests.oracles import CLIENT_DIR, _node, assert_valid_sse
-from tests.resumable_support import SSE, cut, frames, reconnect, run_body
+from tests.support.resumable import SSE, cut, frames, reconnect, run_body
 
 MULTI = "/multi_agent"
 

@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 from tests.oracles import assert_valid_sse
-from tests.resumable_support import SSE, cut, frames, reconnect, run_body
+from tests.support.resumable import SSE, cut, frames, reconnect, run_body
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not shutil.which("redis-server"),
                                                      reason="redis-server: make tools installs it")]

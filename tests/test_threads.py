@@ -23,7 +23,7 @@ from strands import Agent
 from strands_agui import FileSessions, StrandsAgent
 from strands_agui.tooling.scripted import ScriptedModel
 from tests.oracles import assert_valid_sse, assert_valid_stream
-from tests.test_workers import serve
+from tests.support.workers import serve
 from tests.threads_app import read_back
 
 pytestmark = pytest.mark.slow  # one server process for the module

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.console.browser import assistant_texts, open_example, run_inputs, send, wait_idle
 from tests.live import LiveServer
+
+pytestmark = pytest.mark.slow  # a browser (Chromium) per module
 
 
 def test_an_approval_with_edited_arguments_books_what_the_user_wrote(page: Any, examples: LiveServer) -> None:

@@ -20,6 +20,8 @@ from tests.console.browser import (
 )
 from tests.live import LiveServer
 
+pytestmark = pytest.mark.slow  # a browser (Chromium) per module
+
 BLUE = "rgb(0, 0, 255)"
 PANEL = "rgb(255, 255, 255)"
 

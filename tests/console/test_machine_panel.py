@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from strands_agui.examples import backend_tool_rendering
@@ -17,6 +18,8 @@ from strands_agui.tooling.replay import replay_to_list
 from tests.console.browser import open_example, send, wait_idle
 from tests.live import LiveServer
 from tests.support.trace import assert_legal
+
+pytestmark = pytest.mark.slow  # a browser (Chromium) per module
 
 
 def download(page: Any, button: str, tmp_path: Path) -> Path:

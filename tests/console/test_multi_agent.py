@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.console.browser import open_example, run_inputs, send, wait_idle
 from tests.live import LiveServer
+
+pytestmark = pytest.mark.slow  # a browser (Chromium) per module
 
 TOPIC = "the billing service"
 

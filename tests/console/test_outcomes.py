@@ -12,6 +12,8 @@ from playwright.sync_api import expect
 from tests.console.browser import assistant_texts, open_example, run_inputs, send, wait_idle
 from tests.live import LiveServer
 
+pytestmark = pytest.mark.slow  # a browser (Chromium) per module
+
 
 def test_run_error_after_a_tool_result_is_shown_after_the_tool(page: Any, scripted: LiveServer) -> None:
     open_example(page, scripted, "/after_tool")

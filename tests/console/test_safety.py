@@ -13,6 +13,8 @@ from tests.console.app import HOSTILE
 from tests.console.browser import chat_background, open_example, run_inputs, send, wait_idle
 from tests.live import LiveServer
 
+pytestmark = pytest.mark.slow  # a browser (Chromium) per module
+
 NO_SCRIPT_RAN = "() => window.__xss === undefined"
 
 

@@ -20,6 +20,8 @@ from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.console.browser import assistant_texts, open_example, run_inputs, send, wait_idle
 from tests.live import LiveServer
 
+pytestmark = pytest.mark.slow  # a browser (Chromium) per module
+
 ANSWERS = iter(range(1, 1000))
 
 

@@ -8,4 +8,8 @@
 * ``replays.py``: the recorded fixtures replayed with their scenario's config.
 * ``hostile.py``: the battery of bad requests (``CASES``).
 * ``trace.py``: checking a machine trace against the transition table.
+* ``recorded.py``: stepping a recorded fixture through single handlers (the ``test_handler_*`` unit tests).
+* ``resumable.py``: resumable runs: SSE frames with ids, cutting a stream, reconnecting.
+* ``cli.py``: the command line as a subprocess or in process, and what a one-line mistake looks like.
+* ``workers.py``: ``strands-agui serve`` processes, and pausing and resuming the human_in_the_loop example on them.
 """

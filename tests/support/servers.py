@@ -46,6 +46,26 @@ def echo_server() -> Iterator[LiveServer]:
         yield server
 
 
+EXAMPLE_PROMPTS = {
+    "/agentic_chat": "please make the background blue",
+    "/backend_tool_rendering": "what is the weather in Paris?",
+    "/shared_state": "make it a vegetarian pasta recipe",
+    "/agentic_generative_ui": "plan a trip: book flights, pack, and then fly",
+    "/human_in_the_loop": "book me a flight to Porto",
+    "/multi_agent": "what do we know about the billing service?",
+    "/a2ui_generative_ui": "show me a checklist for a trip: passport, tickets and charger",
+}
+"""What each example is asked (its route -> the first user message)."""
+
+
+def example_input(entry: dict[str, Any]) -> dict[str, Any]:
+    """A RunAgentInput for one entry of the examples server's ``/examples`` list: its prompt, state and tools."""
+    return {"threadId": f"thread{entry['path'].replace('/', '-')}", "runId": "run-1",
+            "messages": [{"id": "user-1", "role": "user", "content": EXAMPLE_PROMPTS[entry["path"]]}],
+            "state": entry.get("initialState", {}), "tools": entry["frontendTools"], "context": [],
+            "forwardedProps": {}}
+
+
 @contextmanager
 def served_examples() -> Iterator[LiveServer]:
     """The examples server (``examples.server.build_app()``: every example, inspection on), live."""

@@ -107,6 +107,7 @@ class RunDriver:
         self._pending: list[bytes] = []  # encoded frames not yet handed to ``write``
         self._flushed = float("-inf")  # loop time of the last write of frames
         self._timer: asyncio.Timeout | None = None  # the watcher's current wake-up
+        self.cut_short = False  # the run ended on a frame of ours (ENCODING_ERROR): it is still inside Strands
 
     def move(self, phase: Phase) -> None:
         """Change phase, as the table allows."""
@@ -137,6 +138,8 @@ class RunDriver:
         run = self.events
         try:
             await self._frames(run)
+            if self.cut_short:  # stopped at Strands' next await, never closed from outside (see ``unwind``)
+                await unwind(run)
             return True
         except asyncio.CancelledError:
             if self.phase is not Phase.STOPPED:
@@ -164,6 +167,7 @@ class RunDriver:
                     break
                 self.move(Phase.FORWARDING)
                 frame, ended = encode_or_error(self.encode, event)
+                self.cut_short = ended and event.type not in TERMINAL
                 await self._queue(frame, ended, loop.time())
                 if not ended:
                     await yield_to_loop()  # fairness: one event's work per loop turn

@@ -28,10 +28,9 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
   tool call; no task the request started outlives it. A reader that takes nothing for
   ``2 * keepalive_seconds`` while a frame waits is treated the same way (back-pressure: meanwhile the run
   is not iterated, so its unread output stays within the transport's buffer).
-* **Known noise.** A run that the endpoint stops early (ENCODING_ERROR) closes Strands'
-  ``stream_async`` while it is suspended. Strands then leaves inner generators to the garbage
-  collector, and OpenTelemetry logs "Failed to detach context". The core's own halt after a
-  frontend tool call does the same. This comes from Strands and is harmless.
+* **Observability** (``observability.py``): with a tracer provider installed, each run is an OpenTelemetry
+  span current while the run is iterated, so Strands' spans are its children; with ``metrics``, Prometheus
+  metrics at ``GET /metrics``. Neither costs anything per event when off (``docs/observability.md``).
 """
 
 from __future__ import annotations
@@ -49,7 +48,9 @@ from ..config import InvocationStateProvider
 from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
 from .inspector import inspected_run, wants_inspection
+from .metrics import AgentMetrics, add_metrics_route, metrics_enabled
 from .negotiation import SSE_MEDIA_TYPE, accepts, negotiate
+from .observability import Observability
 from .openapi import RUN_RESPONSES, document_message_roles
 from .principals import principal_of
 from .resumable import Resumable, add_run_routes, resumable_runs
@@ -100,17 +101,29 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
         agent = copy.copy(agent)
         agent.config = replace(agent.config, invocation_state_provider=settings.invocation_state_provider)
     runs = resumable_runs(settings.resumable)
-    _add_run_route(app, agent, path, settings, runs)
+    observability = _observability(app, agent, settings)
+    _add_run_route(app, agent, path, settings, runs, observability)
     _add_capabilities_route(app, agent, path, settings, resumable=runs is not None)
     add_thread_routes(app, agent, path, settings)
     if runs is not None:
         add_run_routes(app, path, runs, dependencies=settings.route_dependencies, name=settings.name or agent.name,
-                       keepalive=settings.keepalive_seconds, coalesce=settings.coalesce_seconds)
+                       keepalive=settings.keepalive_seconds, coalesce=settings.coalesce_seconds,
+                       reconnected=observability.reconnected)
     document_message_roles(app)
 
 
+def _observability(app: FastAPI, agent: StrandsAgent, settings: EndpointSettings) -> Observability:
+    """The endpoint's span per run (when a tracer provider is installed) and metrics (``GET metrics_path``)."""
+    name = settings.name or agent.name
+    metrics = None
+    if metrics_enabled(settings.metrics):
+        add_metrics_route(app, settings.metrics_path)
+        metrics = AgentMetrics(name)
+    return Observability(name, tracing=settings.tracing, metrics=metrics)
+
+
 def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings,
-                   runs: Resumable | None) -> None:
+                   runs: Resumable | None, observability: Observability) -> None:
     async def run_agent(
         request: Request,
         media_type: Annotated[str, Depends(negotiate)],  # 415, 406: before the body's 422
@@ -122,16 +135,20 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
         principal = principal_of(request)
         tap = await runs.start(input_data, principal) if runs is not None else None  # 409, 503: before the stream
         cancel = tap.cancel if tap is not None else None
+        observation = observability.observe(input_data)  # None unless traced or measured
+        on_move = observation.on_move if observation is not None else None
         events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop, cancel=cancel,
-                                principal=principal)
+                                principal=principal, on_move=on_move)
                   if settings.inspect and wants_inspection(input_data)
-                  else agent.run(input_data, request=request, pace=yield_to_loop, cancel=cancel, principal=principal))
+                  else agent.run(input_data, request=request, pace=yield_to_loop, cancel=cancel, principal=principal,
+                                 on_move=on_move))
         keepalive, coalesce, framing = settings.keepalive_seconds, settings.coalesce_seconds, FRAMINGS[media_type]
         if tap is not None:  # stores each event as the client's generation gets it
             rewrite = rewrite_for(framing, input_data.protocol_version)
-            return tap.stream(events, framing, rewrite, keepalive=keepalive, coalesce=coalesce)
+            return tap.stream(events, framing, rewrite, keepalive=keepalive, coalesce=coalesce,
+                              observation=observation)
         return RunStream(events, framing=framing_for(framing, input_data.protocol_version), keepalive=keepalive,
-                         coalesce=coalesce)
+                         coalesce=coalesce, observation=observation)
 
     app.router.add_api_route(
         path, run_agent, methods=["POST"], response_class=RunStream, status_code=200,

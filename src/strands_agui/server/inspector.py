@@ -33,7 +33,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 
-from ..core.machine import Move
+from ..core.machine import Move, OnMove
 from ..runtime.agent import Pace, StrandsAgent
 from ..runtime.runlog import Recorder, sanitize_event
 
@@ -151,15 +151,17 @@ def _trace_event(steps: _Steps) -> CustomEvent | None:
 async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
                         max_log_bytes: int = DEFAULT_MAX_LOG_BYTES,
                         request: Any = None, pace: Pace | None = None,
-                        principal: str | None = None,
-                        cancel: threading.Event | None = None) -> AsyncIterator[BaseEvent]:
-    """``agent.run(input_data)`` with the trace and the log interleaved as CUSTOM events (module docstring)."""
+                        principal: str | None = None, cancel: threading.Event | None = None,
+                        on_move: OnMove | None = None) -> AsyncIterator[BaseEvent]:
+    """``agent.run(input_data)`` with the trace and the log interleaved as CUSTOM events (module docstring);
+    ``on_move`` (a run span's) sees the moves too."""
     trace = Trace()
+    moves = trace if on_move is None else _both(trace, on_move)
     sink = io.StringIO()
     recorder = _StepRecorder(sink, input_data, trace)
     steps = _Steps(recorder)
     # Closed with this generator (RunStream acloses it), so the run's own cleanup runs in this task.
-    async with aclosing(agent.run(input_data, recorder=recorder, on_move=trace,  # type: ignore[type-var]
+    async with aclosing(agent.run(input_data, recorder=recorder, on_move=moves,  # type: ignore[type-var]
                                   request=request, pace=pace, principal=principal, cancel=cancel)) as events:
         first = await anext(events, None)
         if first is None:
@@ -174,6 +176,13 @@ async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
                 recorder.close()
                 yield _log_event(sink.getvalue(), max_log_bytes)
             yield event
+
+
+def _both(first: OnMove, second: OnMove) -> OnMove:
+    def both(move: Move) -> None:
+        first(move)
+        second(move)
+    return both
 
 
 def _log_event(log: str, max_log_bytes: int) -> CustomEvent:

@@ -31,7 +31,7 @@ from fastapi import Depends, FastAPI, Header, HTTPException, Request, params
 from fastapi.responses import JSONResponse, Response
 from fastapi.sse import format_sse_event
 
-from .driver import TERMINAL, Encode
+from .driver import TERMINAL, Encode, unwind
 from .events import (
     HEARTBEAT_SECONDS,
     EventStore,
@@ -150,17 +150,19 @@ class RunTap:
 
     async def events(self, run: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
         """The run's events, each stored before it is yielded; a terminal one always ends the log."""
-        ended = False
+        ended = cut_short = False
         try:
             while not ended:
                 event = await self._next(run)
                 if event is None:
                     event = RunErrorEvent(message="the run stopped without RUN_FINISHED or RUN_ERROR",
                                           code="ADAPTER_ERROR")
-                event, data = self._stored(event)
-                ended = event.type in TERMINAL
-                yield event
+                stored, data = self._stored(event)
+                ended, cut_short = stored.type in TERMINAL, stored is not event and event.type not in TERMINAL
+                yield stored
         finally:
+            if cut_short:  # ENCODING_ERROR: the run is still inside Strands; stop it at its next await
+                await unwind(run)
             if not ended:
                 self.log.append(RunErrorEvent(code="RUN_ABANDONED", message=(
                     f"the client left and none reconnected within {self.detach:g} s: the run was cancelled"
@@ -244,15 +246,28 @@ def from_environment() -> Resumable | None:
 
 
 def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencies: list[params.Depends],
-                   name: str, keepalive: float, coalesce: float) -> None:
-    """``GET <path>/runs/{runId}/events`` (reconnect) and ``POST <path>/runs/{runId}/cancel``."""
+                   name: str, keepalive: float, coalesce: float,
+                   reconnected: Callable[[int], None] | None = None) -> None:
+    """``GET <path>/runs/{runId}/events`` (reconnect) and ``POST <path>/runs/{runId}/cancel``; ``reconnected``
+    is told each reconnect's status code (``server/observability``)."""
     base = f"{path.rstrip('/')}/runs/{{run_id}}"
 
     async def run_events(request: Request, run_id: str, media_type: Annotated[str, Depends(require_event_stream)],
                          last_event_id: Annotated[str | None, Header()] = None) -> Response:
         """The run's events after ``Last-Event-ID`` (all without it), then the live ones to its end; 204 when
         the id is the run's terminal event (the SSE standard's "stop reconnecting")."""
-        await resumable.known(run_id, principal_of(request))
+        try:
+            response = await reconnect(run_id, principal_of(request), media_type, last_event_id)
+        except HTTPException as exc:
+            if reconnected is not None:
+                reconnected(exc.status_code)
+            raise
+        if reconnected is not None:
+            reconnected(response.status_code)
+        return response
+
+    async def reconnect(run_id: str, principal: str | None, media_type: str, last_event_id: str | None) -> Response:
+        await resumable.known(run_id, principal)
         after = await resumable.replay_from(run_id, last_event_id)
         if after is None:
             return Response(status_code=204)

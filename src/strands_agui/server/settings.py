@@ -20,6 +20,7 @@ from fastapi import Depends, params
 
 from ..config import InvocationStateProvider, MediaFetchPolicy
 from ..runtime.sessions import SessionStore
+from .metrics import DEFAULT_METRICS_PATH
 from .principals import principal_dependency
 from .resumable import Resumable
 from .streaming import COALESCE_SECONDS
@@ -64,7 +65,11 @@ class EndpointSettings:
     a :class:`~strands_agui.server.resumable.Resumable` names the event store and ``detach_seconds``; None: as
     ``strands-agui serve --resumable`` says, off without it) numbers and stores every event, so a client can
     reconnect (``GET path/runs/{runId}/events`` with ``Last-Event-ID``) and cancel (``POST
-    path/runs/{runId}/cancel``); see ``docs/transport.md``.
+    path/runs/{runId}/cancel``); see ``docs/transport.md``. ``tracing`` (on unless False) gives each run an
+    OpenTelemetry span, with Strands' spans as its children, whenever a tracer provider is installed
+    (``server/tracing.py``). ``metrics`` (True; None: as ``strands-agui serve --metrics`` says, off without it)
+    records Prometheus metrics of the runs and serves them at ``GET metrics_path`` (``server/metrics.py``,
+    the ``observability`` extra); see ``docs/observability.md``.
     """
 
     auth: Callable[..., Any] | None = None
@@ -79,6 +84,9 @@ class EndpointSettings:
     inspect: bool = False
     fetch_media: MediaFetchPolicy | None = None
     resumable: bool | Resumable | None = None
+    tracing: bool = True
+    metrics: bool | None = None
+    metrics_path: str = DEFAULT_METRICS_PATH
 
     def __post_init__(self) -> None:
         _ = self.limits  # RequestLimits refuses a limit that is not a positive int
@@ -139,6 +147,9 @@ class EndpointOptions(TypedDict, total=False):
     inspect: bool
     fetch_media: MediaFetchPolicy | None
     resumable: bool | Resumable | None
+    tracing: bool
+    metrics: bool | None
+    metrics_path: str
 
 
 class AppOptions(EndpointOptions, total=False):

@@ -16,7 +16,8 @@ Invariants:
   Strands awaits (the model, a tool) and Strands unwinds its own generators. When the cancellation instead
   lands outside the run (the driver's phase was not ``waiting``: it was writing or forwarding),
   :func:`~strands_agui.server.driver.unwind` resumes the run with a cancellation pending, so it still ends at
-  Strands' next await.
+  Strands' next await. A run cut short by an event that cannot be encoded (ENCODING_ERROR) is
+  ended the same way, never closed from outside.
 * **Disconnect.** Under uvicorn (ASGI spec 2.3) ``receive`` returns ``http.disconnect`` as soon as the
   client leaves; the watcher then cancels the run at once, even in the middle of a silent tool call.
 * **Keep-alive** (SSE only: the protobuf framing has no frame a client skips, so it sends none). The stream
@@ -47,8 +48,9 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
@@ -58,6 +60,9 @@ from starlette.types import Receive, Scope, Send
 
 from .driver import UNWIND_LIMIT, Encode, RunDriver, yield_to_loop
 from .proto import PROTO_MEDIA_TYPE, proto_frame
+
+if TYPE_CHECKING:
+    from .observability import RunObservation
 
 __all__ = ["COALESCE_SECONDS", "FRAMINGS", "PROTO", "SSE", "UNWIND_LIMIT", "Framing", "RunStream", "encode_event",
            "sse_frame", "yield_to_loop"]
@@ -100,14 +105,16 @@ class RunStream(StreamingResponse):
 
     ``encode`` replaces ``framing.frame`` (a resumable run's frames carry ids); ``linger`` makes the run
     outlive its reader (see :class:`~strands_agui.server.driver.RunDriver`); ``before_write`` is awaited
-    before each write (a resumable run's store, ``server/resumable.py``)."""
+    before each write (a resumable run's store, ``server/resumable.py``); ``observation`` (``server/observability``)
+    sees every encoded event and spans the whole response (its span current while the run is iterated)."""
 
     media_type = SSE.media_type  # what OpenAPI documents for the route
 
     def __init__(self, events: AsyncIterator[Any], *, framing: Framing = SSE, keepalive: float = 15.0,
                  coalesce: float = COALESCE_SECONDS, encode: Encode | None = None,
                  linger: Callable[[], Awaitable[str]] | None = None,
-                 before_write: Callable[[], Awaitable[None]] | None = None) -> None:
+                 before_write: Callable[[], Awaitable[None]] | None = None,
+                 observation: RunObservation | None = None) -> None:
         self.status_code = 200
         self.media_type = framing.media_type
         self.background = None
@@ -119,13 +126,17 @@ class RunStream(StreamingResponse):
         self.coalesce = coalesce
         self.linger = linger
         self.before_write = before_write
+        self.observation = observation
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        observation = self.observation
+        encode = self.encode if observation is None else observation.encoder(self.encode)
         sink = AsgiSink(receive, send, self.before_write)
-        driver = RunDriver(self.events, self.encode, sink, keepalive=self.keepalive,
+        driver = RunDriver(self.events, encode, sink, keepalive=self.keepalive,
                            coalesce=self.coalesce, keepalive_frame=self.framing.keepalive, linger=self.linger)
-        await driver.drive()
+        with nullcontext() if observation is None else observation.observing(driver):
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            await driver.drive()
 
 
 class AsgiSink:

@@ -54,6 +54,9 @@ class ThreadView(ThreadSummary):
 _NOT_FOUND = "no such thread"
 
 
+_MISSING: dict[int | str, dict[str, Any]] = {404: {"description": "The caller has no such thread."}}
+
+
 def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings) -> None:
     """Register the thread API under ``path`` (see the module docstring)."""
     base = f"{path.rstrip('/')}/threads"
@@ -87,13 +90,12 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
         return Response(status_code=204)
 
     common: dict[str, Any] = {"dependencies": settings.route_dependencies, "tags": ["threads"]}
-    missing: dict[int | str, dict[str, Any]] = {404: {"description": "The caller has no such thread."}}
     app.add_api_route(base, list_threads, methods=["GET"], name=f"{name}_threads",
                       summary="List your threads", **common)
     app.add_api_route(f"{base}/{{thread_id}}", get_thread, methods=["GET"], name=f"{name}_thread",
-                      summary="Restore a thread", responses=missing, **common)
+                      summary="Restore a thread", responses=_MISSING, **common)
     app.add_api_route(f"{base}/{{thread_id}}", delete_thread, methods=["DELETE"], status_code=204,
-                      name=f"{name}_delete_thread", summary="Delete a thread", responses=missing,
+                      name=f"{name}_delete_thread", summary="Delete a thread", responses=_MISSING,
                       response_class=Response, **common)
 
 

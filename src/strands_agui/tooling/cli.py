@@ -3,6 +3,7 @@
     strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--sessions DIR|s3://B/P] [--threads]
                        [--pause-retention S] [--workers N] [--no-docs]
                        [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
+                       [--metrics]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR] [--format jsonl|sse] [--trace]
                                   [--partial]
@@ -37,6 +38,7 @@ from .cli_checks import (
 
 DEFAULT_APP = "strands_agui.examples.server:app"
 USAGE_ERROR = 2
+WORKER_HEALTHCHECK_SECONDS = 60  # uvicorn's 5 s kills a worker still importing the app on a loaded machine, forever
 RUN_FAILED = 1
 
 __all__ = ["CliError", "DEFAULT_APP", "load_object", "main", "parser"]
@@ -122,13 +124,42 @@ def cmd_serve(args: argparse.Namespace) -> int:
     every ``StrandsAgent`` without ``sessions=``); ``--workers N`` > 1 makes uvicorn import the app in N
     processes, which share the session directory, so a pause parked by one is resumed by any."""
     import os
-    from pathlib import Path
+    import shutil
 
     import uvicorn
 
+    from ..server.endpoint import without_api_docs
+
+    made = serve_environment(args)
+    try:
+        app: Any = load_app(args.app)  # also checked when the workers import it themselves
+        factory = args.no_docs and args.workers > 1
+        if factory:
+            os.environ[APP_ENV] = args.app
+            app = f"{__name__}:app_without_docs"
+        elif args.workers > 1:
+            app = args.app  # workers import the app themselves
+        elif args.no_docs:
+            app = without_api_docs(app)
+        check_port_free(args.host, args.port)
+        print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s))",
+              file=sys.stderr)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers,
+                    factory=factory, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS)
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+    return 0
+
+
+def serve_environment(args: argparse.Namespace) -> str | None:
+    """``serve``'s flags checked, and set for every worker as environment variables; returns the metrics
+    directory made for the workers (:func:`metrics_environment`)."""
+    import os
+    from pathlib import Path
+
     from ..runtime.sessions import RETENTION_ENV, SESSIONS_ENV
     from ..runtime.threads import THREADS_ENV
-    from ..server.endpoint import without_api_docs
 
     if args.workers < 1:
         raise CliError(f"--workers {args.workers}: give at least 1 worker")
@@ -142,20 +173,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.threads:
         os.environ[THREADS_ENV] = "1"
     resumable_environment(args)
-    app: Any = load_app(args.app)  # also checked when the workers import it themselves
-    factory = args.no_docs and args.workers > 1
-    if factory:
-        os.environ[APP_ENV] = args.app
-        app = f"{__name__}:app_without_docs"
-    elif args.workers > 1:
-        app = args.app  # workers import the app themselves
-    elif args.no_docs:
-        app = without_api_docs(app)
-    check_port_free(args.host, args.port)
-    print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s))",
-          file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers, factory=factory)
-    return 0
+    return metrics_environment(args)
 
 
 def resumable_environment(args: argparse.Namespace) -> None:
@@ -181,6 +199,28 @@ def resumable_environment(args: argparse.Namespace) -> None:
         os.environ[EVENTS_ENV] = args.events
     if args.detach_seconds is not None:
         os.environ[DETACH_ENV] = str(args.detach_seconds)
+
+
+def metrics_environment(args: argparse.Namespace) -> str | None:
+    """``--metrics`` reaches every worker's endpoints as ``$STRANDS_AGUI_METRICS`` (``server/metrics.py``); with
+    several workers, a fresh ``$PROMETHEUS_MULTIPROC_DIR`` (unless one is set) makes ``/metrics`` sum every
+    worker's values. Returns the directory made here, removed when the server stops."""
+    import os
+    import tempfile
+    from importlib.util import find_spec
+
+    from ..server.metrics import METRICS_ENV, MULTIPROC_ENV
+
+    if not args.metrics:
+        return None
+    if find_spec("prometheus_client") is None:
+        raise CliError("--metrics needs prometheus-client: pip install 'strands-agui[observability]'")
+    os.environ[METRICS_ENV] = "1"
+    if args.workers == 1 or os.environ.get(MULTIPROC_ENV):
+        return None
+    made = tempfile.mkdtemp(prefix="strands-agui-metrics-")
+    os.environ[MULTIPROC_ENV] = made  # before any worker imports prometheus_client
+    return made
 
 
 def app_without_docs() -> Any:
@@ -228,6 +268,8 @@ def parser() -> argparse.ArgumentParser:
                        "(redis://HOST:PORT/DB; default: in memory, one process)")
     serve.add_argument("--detach-seconds", type=float, metavar="S",
                        help="with --resumable: how long a run outlives its client awaiting a reconnect (default 60)")
+    serve.add_argument("--metrics", action="store_true", help="Prometheus metrics of the runs at GET /metrics "
+                       "(every worker's; needs the observability extra)")
     serve.set_defaults(func=cmd_serve)
     record = sub.add_parser("record", parents=[common], help="run an agent once and record its Strands events")
     record.add_argument("agent", help="MODULE:ATTR of a StrandsAgent or strands.Agent")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -19,8 +18,7 @@ from strands_agui.core.facts import RunFacts
 from strands_agui.core.machine import Move
 from strands_agui.core.translator import Item, Translator
 from tests.scenarios import BY_NAME, pinned_ids
-
-FIXTURES = Path(__file__).parent / "fixtures"
+from tests.support.replays import FIXTURES
 
 
 def recorded(name: str) -> RecordedRun:
