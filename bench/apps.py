@@ -97,6 +97,12 @@ def workloads(model: str = "yielding") -> dict[str, Parts]:
     }
 
 
+def principal() -> str:
+    """An ``auth`` dependency that names every caller ``bench-user``: principals on
+    (``--endpoint auth=@bench.apps:principal``)."""
+    return "bench-user"
+
+
 def add_floor(app: FastAPI, path: str, parts: Parts) -> None:
     """``POST path``: the floor. The body's last message is the prompt of a fresh ``strands.Agent`` built from
     ``parts``; each text or tool-input delta is written as one bare ``data:`` frame, then
