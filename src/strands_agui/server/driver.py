@@ -113,7 +113,11 @@ class RunDriver:
         self._cut = False  # the watcher cancelled that write: the reader stalled, a resumable run detaches
 
     def move(self, phase: Phase) -> None:
-        """Change phase, as the table allows."""
+        """Change phase, as the table allows. ``stopped`` is final, and it is the watcher's: a stop that came
+        while the run's task was busy (a write that completed as the reader left) stands, and the task's own
+        moves until it takes the cancellation (at its next await, see ``_stream``) change nothing."""
+        if self.phase is Phase.STOPPED:
+            return
         if phase not in MOVES[self.phase]:
             raise RuntimeError(f"served run: no move from {self.phase.value} to {phase.value}")
         self.phase = phase
@@ -141,6 +145,8 @@ class RunDriver:
         run = self.events
         try:
             await self._frames(run)
+            if self.phase is Phase.STOPPED:  # stopped after its last await: the cancellation is taken here
+                await asyncio.sleep(0)
             if self.cut_short:  # stopped at Strands' next await, never closed from outside (see ``unwind``)
                 await unwind(run)
             return True
