@@ -108,14 +108,7 @@ class StrandsAgent:
         pause or thread on the same ``threadId`` is neither seen nor touched."""
         if recorder is not None and (reference := config_reference(self.config)) is not None:
             recorder.annotate(**{CONFIG_KEY: reference})  # what `strands-agui replay` replays it with
-        refused: RunRefused | None = None
-        try:
-            state = await resolve_invocation_state(self.config, request, input_data, invocation_state)
-            tools = await tool_selection(self.config, request, input_data)
-            provided = await provided_session_manager(self.config, input_data, principal)
-        except RunRefused as exc:
-            refused, state, tools, provided = exc, {}, None, None
-
+        refused, state, tools, provided = await self._prepared(input_data, request, invocation_state, principal)
         server = ServerThread(self.thread_store(), input_data, principal)
         try:
             input_data = server.open()
@@ -127,24 +120,40 @@ class StrandsAgent:
             def live(prompt: Prompt) -> tuple[Source, Stop, RunFacts]:
                 if refused is not None:
                     raise refused
-                agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt, tools)
-                if agent is None:
-                    return _nothing(), None, NO_FACTS
-                facts = RunFacts.from_record({"model": model_info(getattr(agent, "model", None)),
-                                              "models": subagent_models(agent), "state_keys": sorted(state),
-                                              **pause.facts()})
-                if isinstance(agent, Agent):
-                    stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel))
-                else:  # a Swarm or Graph: its nodes carry their own limits
-                    stream = agent.stream_async(strands_prompt, invocation_state=state)
-                stop = getattr(agent, "cancel", None)  # a Swarm or Graph never halts: its nodes have no frontend tools
-                if recorder is None:
-                    return stream, stop, facts
-                recorder.annotate(**facts.record())
-                return record_stream(stream, recorder), stop, facts
+                return self._open_live(pause, prompt, state, tools, recorder, cancel)
 
             async for event in self._run(input_data, live, on_move, pause.settle, pace, cancel, server):
                 yield event
+
+    async def _prepared(self, input_data: RunAgentInput, request: Any, invocation_state: Mapping[str, Any] | None,
+                        principal: str | None) -> tuple[RunRefused | None, dict[str, Any], Any, Any]:
+        """What the application decides before the run: its invocation_state, its tools, its session manager
+        (a refusal becomes the run's RUN_ERROR, after RUN_STARTED)."""
+        try:
+            state = await resolve_invocation_state(self.config, request, input_data, invocation_state)
+            tools = await tool_selection(self.config, request, input_data)
+            provided = await provided_session_manager(self.config, input_data, principal)
+        except RunRefused as exc:
+            return exc, {}, None, None
+        return None, state, tools, provided
+
+    def _open_live(self, pause: ThreadPause, prompt: Prompt, state: dict[str, Any], tools: Any,
+                   recorder: Recorder | None, cancel: threading.Event | None) -> tuple[Source, Stop, RunFacts]:
+        """Build the run's agent (resumed from its pause, if any) and start its Strands stream."""
+        agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt, tools)
+        if agent is None:
+            return _nothing(), None, NO_FACTS
+        facts = RunFacts.from_record({"model": model_info(getattr(agent, "model", None)),
+                                      "models": subagent_models(agent), "state_keys": sorted(state), **pause.facts()})
+        if isinstance(agent, Agent):
+            stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel))
+        else:  # a Swarm or Graph: its nodes carry their own limits
+            stream = agent.stream_async(strands_prompt, invocation_state=state)
+        stop = getattr(agent, "cancel", None)  # a Swarm or Graph never halts: its nodes have no frontend tools
+        if recorder is None:
+            return stream, stop, facts
+        recorder.annotate(**facts.record())
+        return record_stream(stream, recorder), stop, facts
 
     async def replay(self, log: RecordedRun, *, input_data: RunAgentInput | None = None,
                      on_move: OnMove | None = None) -> AsyncIterator[BaseEvent]:
@@ -218,12 +227,11 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                     pace: Pace | None = None, cancel: Cancellation | None = None) -> AsyncIterator[BaseEvent]:
     """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event.
 
-    When the machine halts, ``stop`` (the live agent's ``cancel``) asks Strands to end its run its own way:
-    no tool of the batch runs, no model is called again, the stream finishes by itself and nothing more is
-    translated. Without ``stop`` (a replay) the source is simply not read further. ``settle`` (the thread's
-    pause bookkeeping) runs once Strands is done, before the terminal event, so a client that sees a paused
-    run can resume it at once on any worker. ``pace`` is awaited after each Strands event that emitted nothing.
-    ``cancel``: checked after each Strands event; once requested, the ``cancel`` move halts the run."""
+    When the machine halts, ``stop`` (the live agent's ``cancel``; none in a replay) asks Strands to end its run
+    its own way: no tool of the batch runs, no model is called again, nothing more is translated. ``settle``
+    (the pause bookkeeping) runs before the terminal event, so a paused run can be resumed at once on any worker.
+    ``pace`` is awaited after each Strands event that emitted nothing; ``cancel`` is checked after each (once
+    requested, the ``cancel`` move halts the run)."""
     failure: RunFailure | None = None
     async with aclosing(source):  # type: ignore[type-var]
         while failure is None and not translator.halted:
@@ -249,13 +257,30 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                 async for closed in perform(translator, translator.cancel()):
                     yield closed
             elif not items and pace is not None:
-                try:
-                    await pace()
-                except asyncio.CancelledError:
-                    _cancel_in_strands()
+                await _paced(pace)
         if translator.halted and stop is not None:
-            stop()
-            await _drain(source)
+            await _halt(stop, source)
+    async for out in _conclude(translator, failure, settle, cancel):
+        yield out
+
+
+async def _halt(stop: Callable[[], Any], source: AsyncIterator[Mapping[str, Any]]) -> None:
+    """Ask Strands to end a halted run its own way, and read it to its end."""
+    stop()
+    await _drain(source)
+
+
+async def _paced(pace: Pace) -> None:
+    """The server's fairness between two Strands events; a cancellation landing here goes to Strands."""
+    try:
+        await pace()
+    except asyncio.CancelledError:
+        _cancel_in_strands()
+
+
+async def _conclude(translator: Translator, failure: RunFailure | None, settle: Settle | None,
+                    cancel: Cancellation | None) -> AsyncIterator[BaseEvent]:
+    """After Strands is done: ``on_cancel`` for a cancelled run, the pause bookkeeping, the terminal event."""
     if cancel is not None and cancel.flag.is_set() and translator.outcome.stop_reason == "cancelled":
         async for out in cancel.notify(translator):
             yield out
