@@ -286,7 +286,8 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
         reconnecting client's own ``protocolVersion`` gets it; 204 when the id is the run's terminal event (the
         SSE standard's "stop reconnecting")."""
         try:
-            response = await reconnect(run_id, principal_of(request), media_type, last_event_id, protocol_version)
+            response = await _reconnect(resumable, run_id, principal_of(request), media_type, last_event_id,
+                                        protocol_version, keepalive, coalesce)
         except HTTPException as exc:
             if reconnected is not None:
                 reconnected(exc.status_code)
@@ -294,17 +295,6 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
         if reconnected is not None:
             reconnected(response.status_code)
         return response
-
-    async def reconnect(run_id: str, principal: str | None, media_type: str, last_event_id: str | None,
-                        declared: str | None) -> Response:
-        await resumable.known(run_id, principal)
-        after = await resumable.replay_from(run_id, principal, last_event_id)
-        if after is None:
-            return Response(status_code=204)
-        framing = FRAMINGS[media_type]
-        rewrite = rewrite_for(framing, declared)
-        return RunStream(resumable.follow(run_id, principal, after), framing=framing, keepalive=keepalive,
-                         coalesce=coalesce, encode=lambda item: reader_frame(framing, run_id, item, rewrite))
 
     async def cancel_run(request: Request, run_id: str) -> JSONResponse:
         """Cancel the run on whichever worker runs it: it ends RUN_FINISHED ``outcome: cancelled``."""
@@ -314,6 +304,19 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
                       dependencies=dependencies, name=f"{name}_run_events", summary="Reconnect to a run")
     app.add_api_route(f"{base}/cancel", cancel_run, methods=["POST"], status_code=202, dependencies=dependencies,
                       name=f"{name}_cancel_run", summary="Cancel a run")
+
+
+async def _reconnect(resumable: Resumable, run_id: str, principal: str | None, media_type: str,
+                     last_event_id: str | None, declared: str | None, keepalive: float, coalesce: float) -> Response:
+    """The reconnect's response: 204 past the terminal event, else the stored events then the live ones."""
+    await resumable.known(run_id, principal)
+    after = await resumable.replay_from(run_id, principal, last_event_id)
+    if after is None:
+        return Response(status_code=204)
+    framing = FRAMINGS[media_type]
+    rewrite = rewrite_for(framing, declared)
+    return RunStream(resumable.follow(run_id, principal, after), framing=framing, keepalive=keepalive,
+                     coalesce=coalesce, encode=lambda item: reader_frame(framing, run_id, item, rewrite))
 
 
 def reader_frame(framing: Framing, run_id: str, item: Stored | BaseEvent,

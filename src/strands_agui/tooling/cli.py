@@ -256,6 +256,13 @@ def parser() -> argparse.ArgumentParser:
                         help="print the traceback of an error")
     root = _Parser(prog="strands-agui", description="Serve Strands agents over AG-UI.", parents=[common])
     sub = root.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for add in (_serve_parser, _record_parser, _replay_parser, _diagram_parser):
+        add(sub, common)
+    return root
+
+
+def _serve_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """`strands-agui serve`: run an ASGI app (by default the examples and the console)."""
     serve = sub.add_parser("serve", parents=[common],
                            help="serve an app (default: the bundled examples and chat page)")
     serve.add_argument("--app", default=DEFAULT_APP, help=f"MODULE:ATTR of an ASGI app (default {DEFAULT_APP})")
@@ -281,6 +288,10 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--metrics", action="store_true", help="Prometheus metrics of the runs at GET /metrics "
                        "(every worker's; needs the observability extra)")
     serve.set_defaults(func=cmd_serve)
+
+
+def _record_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """`strands-agui record`: run an agent once, write its Strands events."""
     record = sub.add_parser("record", parents=[common], help="run an agent once and record its Strands events")
     record.add_argument("agent", help="MODULE:ATTR of a StrandsAgent or strands.Agent")
     record.add_argument("--prompt")
@@ -288,6 +299,10 @@ def parser() -> argparse.ArgumentParser:
     record.add_argument("-o", "--output", required=True)
     record.add_argument("--format", choices=("jsonl", "sse"), default="jsonl")
     record.set_defaults(func=cmd_record)
+
+
+def _replay_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """`strands-agui replay`: a recorded log's AG-UI stream."""
     replay = sub.add_parser("replay", parents=[common], help="print the AG-UI stream of a recorded log")
     replay.add_argument("log")
     replay.add_argument("--input", help="a RunAgentInput JSON file; default: the log's header")
@@ -300,6 +315,10 @@ def parser() -> argparse.ArgumentParser:
     replay.add_argument("--partial", action="store_true",
                         help="replay a log without its end marker (cut short, or written before the marker)")
     replay.set_defaults(func=cmd_replay)
+
+
+def _diagram_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """`strands-agui diagram`: the run machine as Mermaid, DOT and SVG."""
     diagram = sub.add_parser(
         "diagram", parents=[common], help="render the run machine into diagrams/",
         description="Draw the run machine (the transition table every run follows). Mermaid always; DOT when "
@@ -313,8 +332,6 @@ def parser() -> argparse.ArgumentParser:
     diagram.add_argument("--console", metavar="PATH", help="also write the console's SVG of the machine to this "
                          "path (src/strands_agui/server/static/run_machine.svg in the repo; needs graphviz)")
     diagram.set_defaults(func=cmd_diagram)
-    return root
-
 
 def _fail(message: str, exc: BaseException, debug: bool, status: int) -> int:
     if debug:
