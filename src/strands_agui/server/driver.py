@@ -38,6 +38,8 @@ from ag_ui.core import EventType, RunErrorEvent
 logger = logging.getLogger("strands_agui.server.streaming")  # the served runs' one logger, as before the driver
 
 TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
+MAX_WRITE_BYTES = 65_536  # one write's largest body: a stall is a write that makes no progress for ``stall``
+# seconds, so a replay's stored events (which come at once) must not coalesce into one huge write
 UNWIND_LIMIT = 10_000  # events a cancelled run may still yield before it is closed outright
 
 Encode = Callable[[Any], bytes]
@@ -106,11 +108,10 @@ class RunDriver:
         self._lock = asyncio.Lock()
         self._last = 0.0  # loop time the last frame was handed to ``write``
         self._pending: list[bytes] = []  # encoded frames not yet handed to ``write``
+        self._pending_bytes = 0  # their size: a write never waits for more than MAX_WRITE_BYTES
         self._flushed = float("-inf")  # loop time of the last write of frames
         self._timer: asyncio.Timeout | None = None  # the watcher's current wake-up
         self.cut_short = False  # the run ended on a frame of ours (ENCODING_ERROR): it is still inside Strands
-        self._sending = False  # the run's task is inside ``sink.write``
-        self._cut = False  # the watcher cancelled that write: the reader stalled, a resumable run detaches
 
     def move(self, phase: Phase) -> None:
         """Change phase, as the table allows. ``stopped`` is final, and it is the watcher's: a stop that came
@@ -194,7 +195,8 @@ class RunDriver:
         """Queue ``frame``; write what is queued now when it ends the run or nothing was written for
         ``coalesce`` seconds, else let the watcher write it then if no frame follows."""
         self._pending.append(frame)
-        if ended or now - self._flushed >= self.coalesce:
+        self._pending_bytes += len(frame)
+        if ended or now - self._flushed >= self.coalesce or self._pending_bytes >= MAX_WRITE_BYTES:
             await self._flush(now)
         elif len(self._pending) == 1:
             self._wake_at(self._flushed + self.coalesce)
@@ -212,15 +214,9 @@ class RunDriver:
         if self._pending:
             body = b"".join(self._pending)
             self._pending.clear()
+            self._pending_bytes = 0
             if self.detached_at is None:
-                self._sending = True
-                try:
-                    await self.sink.write(body)
-                except asyncio.CancelledError:
-                    if not self._cut or _uncancelled():  # not ours, or more than ours
-                        raise
-                finally:
-                    self._sending = self._cut = False
+                await self.sink.write(body)
 
     def _wake_at(self, when: float) -> None:
         """Move the watcher's next wake-up to ``when`` (it recomputes its deadline whenever it wakes)."""
@@ -239,23 +235,19 @@ class RunDriver:
             except TimeoutError:
                 left = False
             self._timer = None
-            reason = "the client disconnected" if left else await self._on_wake(loop.time())
-            if reason is not None and self.linger is None:
-                return self._stop(host, reason)
-            if reason is not None:
-                self._detach(host, reason, loop.time())
+            if left and self.linger is None:
+                return self._stop(host, "the client disconnected")
+            if left:
+                self._pending.clear()
+                self._pending_bytes = 0
+                self.detached_at = loop.time()
+                logger.debug("the client disconnected: the run goes on, awaiting a reconnect")
+            else:
+                reason = await self._on_wake(loop.time())
+                if reason is not None:
+                    return self._stop(host, reason)
         assert self.linger is not None
         self._stop(host, await self.linger())
-
-    def _detach(self, host: asyncio.Task[bool], reason: str, now: float) -> None:
-        """A resumable run's reader left or stalled: the run goes on, its frames to its store only. A write
-        stuck on a stalled reader is cancelled (the run's task takes that cancellation in ``_write_pending``)."""
-        self._pending.clear()
-        self.detached_at = now
-        if self._sending:
-            self._cut = True
-            host.cancel()
-        logger.debug("%s: the run goes on, awaiting a reconnect", reason)
 
     def _next_wake(self) -> float:
         writing = self.phase is Phase.WRITING
@@ -295,13 +287,6 @@ class RunDriver:
         self.stopped_in, self.reason = self.phase, reason
         self.move(Phase.STOPPED)
         host.cancel()
-
-
-def _uncancelled() -> int:
-    """Take back one cancellation of the current task; the number still pending."""
-    task = asyncio.current_task()
-    assert task is not None
-    return task.uncancel()
 
 
 def encode_or_error(encode: Encode, event: Any) -> tuple[bytes, bool]:
