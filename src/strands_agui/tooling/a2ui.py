@@ -81,12 +81,18 @@ def a2ui_tool(model: Model, *, guidelines: A2UIGuidelines | None = None, default
         if not args:
             yield wrap_error_envelope(f"the designer did not call {RENDER_TOOL_NAME}")
             return
-        yield build_a2ui_envelope(args=args, is_update=bool(prep.get("is_update")),
-                                  target_surface_id=target_surface_id or None, prior=prep.get("prior"),
-                                  default_surface_id=params["default_surface_id"],
-                                  default_catalog_id=params["default_catalog_id"])
+        yield _envelope(args, prep, target_surface_id, params)
 
     return generate_a2ui  # type: ignore[return-value]
+
+
+def _envelope(args: dict[str, Any], prep: Mapping[str, Any], target_surface_id: str, params: Mapping[str, Any]
+              ) -> Any:
+    """The tool's result: the toolkit's ``a2ui_operations`` envelope of the designer's render call."""
+    return build_a2ui_envelope(args=args, is_update=bool(prep.get("is_update")),
+                               target_surface_id=target_surface_id or None, prior=prep.get("prior"),
+                               default_surface_id=params["default_surface_id"],
+                               default_catalog_id=params["default_catalog_id"])
 
 
 def a2ui_state(invocation_state: Mapping[str, Any]) -> dict[str, Any]:
