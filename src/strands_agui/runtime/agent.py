@@ -296,14 +296,11 @@ class Cancellation:
 
     def __init__(self, flag: threading.Event, on_cancel: Callable[[CancelContext], Any] | None) -> None:
         self.flag, self.on_cancel = flag, on_cancel
-        self.done = False  # the ``cancel`` move was made
 
     def requested(self, translator: Translator) -> bool:
-        """Whether the ``cancel`` move is due now: requested, and the run is still going."""
-        if self.done or not self.flag.is_set() or translator.halted:
-            return False
-        self.done = True
-        return True
+        """Whether the ``cancel`` move is due now: requested, and the run is still going (the move halts it, so
+        it is made once)."""
+        return self.flag.is_set() and not translator.halted
 
     async def notify(self, translator: Translator) -> AsyncIterator[BaseEvent]:
         """Run ``on_cancel`` (after Strands stopped); its failure is a ``hook_error``, never the end of the run."""
