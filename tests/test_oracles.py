@@ -268,10 +268,15 @@ def test_batch_mode_reports_every_failure_in_order():
 def test_missing_node_modules_is_a_clear_setup_error(monkeypatch, tmp_path):
     fake = tmp_path / "tests" / "oracles" / "agui-client-check"
     fake.mkdir(parents=True)
+    legacy = fake.parent / "agui-client-check-0059"
+    legacy.mkdir()
     monkeypatch.setattr(oracles, "CLIENT_DIR", fake)
+    monkeypatch.setattr(oracles, "CLIENTS", {oracles.CURRENT: fake, oracles.LEGACY: legacy})
     monkeypatch.setattr(oracles, "REPO_ROOT", tmp_path)
-    with pytest.raises(OracleSetupError, match=r"make deps"):
+    with pytest.raises(OracleSetupError, match=r"agui-client-check/node_modules is missing: run `make deps`"):
         check_official_client(minimal_stream())
+    with pytest.raises(OracleSetupError, match=r"agui-client-check-0059/node_modules is missing: run `make deps`"):
+        check_official_client(minimal_stream(), client=oracles.LEGACY)
 
 
 def test_to_wire_dumps_camel_case_without_nulls():
