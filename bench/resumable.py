@@ -25,7 +25,7 @@ from strands import Agent
 
 from strands_agui import StrandsAgent
 from strands_agui.server.endpoint import create_strands_app
-from strands_agui.server.events import RedisEvents
+from strands_agui.server.redis_events import RedisEvents
 from strands_agui.server.resumable import Resumable
 from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.live import LiveServer

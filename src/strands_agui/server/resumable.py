@@ -43,7 +43,6 @@ from .events import (
     HEARTBEAT_SECONDS,
     EventStore,
     MemoryEvents,
-    RedisEvents,
     RunExists,
     RunLog,
     Stored,
@@ -52,6 +51,7 @@ from .events import (
 from .negotiation import require_event_stream
 from .principals import principal_of
 from .proto import length_prefixed
+from .redis_events import RedisEvents
 from .streaming import FRAMINGS, PROTO, Framing, RunStream, encode_event
 from .versions import rewrite_for
 
