@@ -29,6 +29,7 @@ from strands_agui.tooling.scripted import Fail, ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
 from tests.observability_support import sample, scrape
 from tests.support.resumable import SSE, cut, frames, reconnect, run_body
+from tests.support.workers import wait_until_serving
 
 ROOT = Path(__file__).parent.parent
 RUNS = "strands_agui_runs_total"
@@ -142,16 +143,7 @@ def serve_workers(workers: int) -> Iterator[str]:
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 300  # a loaded machine starts slowly; this bounds a hang, not speed
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]  # type: ignore[union-attr]
-            try:
-                if httpx.get(f"{url}/ping", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
+        wait_until_serving(proc, url)
         yield url
     finally:
         os.killpg(proc.pid, 15)

@@ -42,16 +42,7 @@ def serve(sessions: Path | str, workers: int = 1, app: str | None = None, *extra
         env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 300  # a loaded machine starts slowly; this bounds a hang, not speed
-        while True:
-            assert proc.poll() is None, f"server exited: {proc.stderr.read().decode()[-2000:]}"  # type: ignore[union-attr]
-            try:
-                if httpx.get(f"{url}/ping", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
+        wait_until_serving(proc, url)
         PIDS[url] = proc.pid
         yield url
     finally:
@@ -89,3 +80,17 @@ def booked(events: list[dict[str, Any]], city: str = "Porto") -> bool:
     results = [e["content"] for e in events if e["type"] == "TOOL_CALL_RESULT"]
     return events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "success" and len(results) == 1 \
         and f'"city": "{city}"' in results[0]
+
+
+def wait_until_serving(proc: subprocess.Popen[bytes], url: str) -> None:
+    """Until ``url``/ping answers 200; fails when the server exits first or takes over 300 s."""
+    deadline = time.monotonic() + 300  # a loaded machine starts slowly; this bounds a hang, not speed
+    while True:
+        assert proc.poll() is None, f"server exited: {proc.stderr.read().decode()[-2000:]}"  # type: ignore[union-attr]
+        try:
+            if httpx.get(f"{url}/ping", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.1)
