@@ -49,7 +49,8 @@ Source = AsyncIterator[Mapping[str, Any]]
 Stop = Callable[[], Any] | None
 Opener = Callable[[Prompt], tuple[Source, Stop, RunFacts]]  # -> Strands events, how to stop them, run facts
 Settle = Callable[[], RunFailure | None]  # after Strands is done, before the terminal event
-Pace = Callable[[], Awaitable[Any]]  # awaited after a Strands event that emitted nothing (a server's fairness)
+Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emitted nothing: a loop turn to await,
+# or None (a server's fairness: ``server.driver.Pacer`` gives one per time slice)
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
 
 
@@ -230,7 +231,8 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
     When the machine halts, ``stop`` (the live agent's ``cancel``; none in a replay) asks Strands to end its run
     its own way: no tool of the batch runs, no model is called again, nothing more is translated. ``settle``
     (the pause bookkeeping) runs before the terminal event, so a paused run can be resumed at once on any worker.
-    ``pace`` is awaited after each Strands event that emitted nothing; ``cancel`` is checked after each (once
+    ``pace`` is called after each Strands event that emitted nothing and the loop turn it returns awaited (None:
+    no turn due); ``cancel`` is checked after each (once
     requested, the ``cancel`` move halts the run)."""
     failure: RunFailure | None = None
     async with aclosing(source):  # type: ignore[type-var]
@@ -256,8 +258,8 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
             if cancel is not None and cancel.requested(translator):
                 async for closed in perform(translator, translator.cancel()):
                     yield closed
-            elif not items and pace is not None:
-                await _paced(pace)
+            elif not items and pace is not None and (turn := pace()) is not None:
+                await _paced(turn)
         if translator.halted and stop is not None:
             await _halt(stop, source)
     async for out in _conclude(translator, failure, settle, cancel):
@@ -270,10 +272,10 @@ async def _halt(stop: Callable[[], Any], source: AsyncIterator[Mapping[str, Any]
     await _drain(source)
 
 
-async def _paced(pace: Pace) -> None:
+async def _paced(turn: Awaitable[Any]) -> None:
     """The server's fairness between two Strands events; a cancellation landing here goes to Strands."""
     try:
-        await pace()
+        await turn
     except asyncio.CancelledError:
         _cancel_in_strands()
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
@@ -58,6 +59,8 @@ class Phase(enum.Enum):
     STOPPED = "stopped"
     ENDED = "ended"
 
+    __hash__ = object.__hash__  # a member is its own key in MOVES: no Python-level Enum.__hash__ per move
+
 
 MOVES: dict[Phase, frozenset[Phase]] = {
     Phase.STARTED: frozenset({Phase.WAITING, Phase.STOPPED}),
@@ -85,9 +88,41 @@ class Sink(Protocol):
         """End the response after the last frame."""
 
 
+SLICE_SECONDS = 0.002  # the longest a run holds the event loop before it gives other requests a turn
+
+
 def yield_to_loop() -> Awaitable[None]:
     """One turn of the event loop: what the stream and its run give other requests between events."""
     return asyncio.sleep(0)
+
+
+class Pacer:
+    """Fairness by time slice: called after each event of a run, it returns a loop turn to await once the run
+    has held the loop for ``slice_seconds`` since it last waited, else None (nothing to await).
+
+    Whether the run waited is known exactly, without a timer: when a slice begins the pacer asks the loop for a
+    callback (``call_soon``), which runs only once the run's task has given the loop a turn (a model's or a
+    tool's await, or the pacer's own). A run at a model's pace therefore never pays a turn of its own, and a
+    run that never waits (a scripted model, a replay) yields once per slice instead of once per event."""
+
+    __slots__ = ("slice", "_start", "_waited")
+
+    def __init__(self, slice_seconds: float = SLICE_SECONDS) -> None:
+        self.slice = slice_seconds
+        self._start = 0.0
+        self._waited = True
+
+    def _turned(self) -> None:
+        self._waited = True
+
+    def __call__(self) -> Awaitable[None] | None:
+        now = time.monotonic()
+        if self._waited:  # the loop turned since the slice began: a new slice begins now
+            self._waited = False
+            self._start = now
+            asyncio.get_running_loop().call_soon(self._turned)
+            return None
+        return yield_to_loop() if now - self._start >= self.slice else None
 
 
 class RunDriver:
@@ -95,8 +130,9 @@ class RunDriver:
 
     def __init__(self, events: AsyncIterator[Any], encode: Encode, sink: Sink, *, keepalive: float,
                  coalesce: float, keepalive_frame: bytes | None,
-                 linger: Callable[[], Awaitable[str]] | None = None) -> None:
+                 linger: Callable[[], Awaitable[str]] | None = None, pace: Pacer | None = None) -> None:
         self.events, self.encode, self.sink = events, encode, sink
+        self.pace = pace or Pacer()  # the run's fairness (the endpoint hands the same pacer to the run)
         self.keepalive, self.stall = keepalive, 2 * keepalive
         self.coalesce = min(coalesce, keepalive)
         self.keepalive_frame = keepalive_frame
@@ -179,8 +215,8 @@ class RunDriver:
                 frame, ended = encode_or_error(self.encode, event)
                 self.cut_short = ended and event.type not in TERMINAL
                 await self._queue(frame, ended, loop.time())
-                if not ended:
-                    await yield_to_loop()  # fairness: one event's work per loop turn
+                if not ended and (turn := self.pace()) is not None:
+                    await turn  # fairness: a run holds the loop for one slice at most
         except Exception as exc:  # noqa: BLE001 - mid-stream nothing may escape as a 500
             if self.phase is not Phase.WAITING:
                 raise

@@ -63,7 +63,7 @@ from .settings import (
     settings_with,
     takes_settings,
 )
-from .streaming import FRAMINGS, RunStream, encode_event, yield_to_loop
+from .streaming import FRAMINGS, Pacer, RunStream, encode_event
 from .threads import add_thread_routes
 from .validation import run_route, validated_run_input
 from .versions import framing_for, rewrite_for
@@ -137,18 +137,19 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
         cancel = tap.cancel if tap is not None else None
         observation = observability.observe(input_data)  # None unless traced or measured
         on_move = observation.on_move if observation is not None else None
-        events = (inspected_run(agent, input_data, request=request, pace=yield_to_loop, cancel=cancel,
+        pace = Pacer()  # one slice for the run and its stream (see ``streaming``: Fairness)
+        events = (inspected_run(agent, input_data, request=request, pace=pace, cancel=cancel,
                                 principal=principal, on_move=on_move)
                   if settings.inspect and wants_inspection(input_data)
-                  else agent.run(input_data, request=request, pace=yield_to_loop, cancel=cancel, principal=principal,
+                  else agent.run(input_data, request=request, pace=pace, cancel=cancel, principal=principal,
                                  on_move=on_move))
         keepalive, coalesce, framing = settings.keepalive_seconds, settings.coalesce_seconds, FRAMINGS[media_type]
         if tap is not None:  # stores the 1.0 events; its client gets them as its generation does
             rewrite = rewrite_for(framing, input_data.protocol_version)
             return tap.stream(events, framing, rewrite, keepalive=keepalive, coalesce=coalesce,
-                              observation=observation)
+                              observation=observation, pace=pace)
         return RunStream(events, framing=framing_for(framing, input_data.protocol_version), keepalive=keepalive,
-                         coalesce=coalesce, observation=observation)
+                         coalesce=coalesce, observation=observation, pace=pace)
 
     app.router.add_api_route(
         path, run_agent, methods=["POST"], response_class=RunStream, status_code=200,

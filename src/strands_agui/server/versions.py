@@ -36,7 +36,7 @@ from ag_ui.core import (
     ToolCallResultEvent,
 )
 
-from .streaming import PROTO, Framing
+from .streaming import DELTAS, PROTO, Framing
 
 logger = logging.getLogger(__name__)
 
@@ -101,6 +101,8 @@ def legacy_event(event: BaseEvent, *, proto: bool = False) -> BaseEvent:
     """``event`` as a 0.0.x client (``@ag-ui/core`` 0.0.59) accepts it, losing as little as possible.
 
     ``proto``: the client reads the protobuf framing, whose 0.0.59 schema lacks some event types."""
+    if type(event) in DELTAS and not proto:  # most of a stream: 0.0.59 reads the deltas as they are
+        return event
     if proto and event.type in LEGACY_PROTO_CUSTOM:
         return _as_custom(event)
     if isinstance(event, RunStartedEvent) and event.protocol_version is not None:
