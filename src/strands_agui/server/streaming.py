@@ -34,11 +34,13 @@ Invariants:
   faster than one per ``coalesce`` (a fast model, a busy server) costs one write per ``coalesce``, not one
   per event; a slower one is written frame by frame. Frames still waiting at their deadline are written by
   the watcher, whose one wake-up is moved (not a timer per frame). ``coalesce=0`` writes every frame at once.
-* **Fairness.** After each AG-UI event the stream yields to the loop once (a loop turn, no timer), and the
-  endpoint runs the agent with ``pace=yield_to_loop``, so the run does the same after each Strands event that
-  produced no AG-UI event. One Strands event's work is then one loop step: a run never holds the loop longer,
-  even with a model that streams without awaiting, and on a busy server each loop turn is short, so a new
-  request's first step, which writes RUN_STARTED, waits behind less (``docs/benchmarks.md``).
+* **Fairness.** A run holds the loop for one time slice at most (``driver.SLICE_SECONDS``, 2 ms): one
+  :class:`~strands_agui.server.driver.Pacer` per request, called after each AG-UI event (by the driver) and
+  after each Strands event that produced none (the endpoint runs the agent with ``pace=`` the same pacer),
+  returns a loop turn once the run has held the loop for a slice since it last waited. Whether it waited is
+  known exactly (a ``call_soon`` callback that runs only once the run's task gave the loop a turn), so a run at
+  a model's pace never pays a turn of its own, and one whose model streams without awaiting yields once per
+  slice, not once per event (``docs/benchmarks.md``).
 * **Ends.** The frames end after the run's one terminal event (RUN_FINISHED or RUN_ERROR). An event that
   fails to encode becomes RUN_ERROR ``ENCODING_ERROR`` and ends the run; a run that raises, or stops
   without a terminal event, gets a RUN_ERROR ``ADAPTER_ERROR``. When ``__call__`` returns, the run is
