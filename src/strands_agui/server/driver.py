@@ -145,8 +145,10 @@ class RunDriver:
         self._last = 0.0  # loop time the last frame was handed to ``write``
         self._pending: list[bytes] = []  # encoded frames not yet handed to ``write``
         self._pending_bytes = 0  # their size: a write never waits for more than MAX_WRITE_BYTES
+        self._pending_since = 0.0  # loop time the oldest of them was queued
         self._flushed = float("-inf")  # loop time of the last write of frames
         self._timer: asyncio.Timeout | None = None  # the watcher's current wake-up
+        self._due: asyncio.TimerHandle | None = None  # wakes the watcher when the oldest pending frame is due
         self.cut_short = False  # the run ended on a frame of ours (ENCODING_ERROR): it is still inside Strands
 
     def move(self, phase: Phase) -> None:
@@ -175,6 +177,7 @@ class RunDriver:
                     await self.sink.end()
             return finished
         finally:
+            self._cancel_due()
             watcher.cancel()
             await asyncio.wait({watcher})
 
@@ -229,22 +232,37 @@ class RunDriver:
 
     async def _queue(self, frame: bytes, ended: bool, now: float) -> None:
         """Queue ``frame``; write what is queued now when it ends the run or nothing was written for
-        ``coalesce`` seconds, else let the watcher write it then if no frame follows."""
+        ``coalesce`` seconds, else let the watcher write it ``coalesce`` seconds after the oldest pending frame
+        was queued, if the run has not written it by then (a frame that follows within that time writes it)."""
         self._pending.append(frame)
         self._pending_bytes += len(frame)
         if ended or now - self._flushed >= self.coalesce or self._pending_bytes >= MAX_WRITE_BYTES:
             await self._flush(now)
         elif len(self._pending) == 1:
-            self._wake_at(self._flushed + self.coalesce)
+            self._pending_since = now
+            self._due = asyncio.get_running_loop().call_at(now + self.coalesce, self._coalesce_due)
 
     async def _flush(self, now: float) -> None:
-        """Hand the pending frames to the sink as one body, from the run's task."""
+        """Hand the pending frames to the sink as one body, from the run's task. The watcher's wake-up is left
+        where it is: it recomputes its deadline when it wakes (moving it later on every write would cost a
+        timer per write)."""
         self._last = self._flushed = now
+        self._cancel_due()
         self.move(Phase.WRITING)
         async with self._lock:
             await self._write_pending()
         self.move(Phase.FORWARDING)
-        self._wake_at(now + self.keepalive)  # no earlier wake-up for frames already written
+
+    def _coalesce_due(self) -> None:
+        """The oldest pending frame has waited ``coalesce``: wake the watcher to write it."""
+        self._due = None
+        if self._pending:
+            self._wake_at(asyncio.get_running_loop().time())
+
+    def _cancel_due(self) -> None:
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
 
     async def _write_pending(self) -> None:
         if self._pending:
@@ -289,7 +307,7 @@ class RunDriver:
         writing = self.phase is Phase.WRITING
         wake = self._last + (self.stall if writing else self.keepalive)
         if self._pending and not writing:
-            return min(wake, self._flushed + self.coalesce)
+            return min(wake, self._pending_since + self.coalesce)
         return wake
 
     async def _on_wake(self, now: float) -> str | None:
@@ -298,8 +316,9 @@ class RunDriver:
         stalled = f"the client read nothing for {self.stall:g} s"
         if self.phase is Phase.WRITING:
             return stalled if now - self._last >= self.stall else None
-        if self._pending and now >= self._flushed + self.coalesce:
+        if self._pending and now >= self._pending_since + self.coalesce:
             self._flushed = now
+            self._cancel_due()
             write = self._write_pending
         elif now - self._last >= self.keepalive and self.keepalive_frame:
             write = self._write_keepalive

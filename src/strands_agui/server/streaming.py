@@ -32,8 +32,10 @@ Invariants:
   (so the first, RUN_STARTED, always is), and so is the terminal frame; any other frame waits, at most
   ``coalesce`` seconds, to go out in one ``send`` with the frames that follow it. A run producing frames
   faster than one per ``coalesce`` (a fast model, a busy server) costs one write per ``coalesce``, not one
-  per event; a slower one is written frame by frame. Frames still waiting at their deadline are written by
-  the watcher, whose one wake-up is moved (not a timer per frame). ``coalesce=0`` writes every frame at once.
+  per event; a slower one is written frame by frame. Frames still waiting ``coalesce`` seconds after the
+  oldest of them was queued are written by the watcher, woken by one timer per waiting batch (cancelled when
+  the run writes them first); the watcher's own wake-up (keep-alive, stall) is never moved per write: it
+  recomputes its deadline when it wakes. ``coalesce=0`` writes every frame at once.
 * **Fairness.** A run holds the loop for one time slice at most (``driver.SLICE_SECONDS``, 2 ms): one
   :class:`~strands_agui.server.driver.Pacer` per request, called after each AG-UI event (by the driver) and
   after each Strands event that produced none (the endpoint runs the agent with ``pace=`` the same pacer),
