@@ -26,7 +26,7 @@ def copy_agent(template: Agent, **overrides: Any) -> Agent:
         "agent_id": template.agent_id,
         "name": template.name,
         "description": template.description,
-        "state": copy.deepcopy(template.state.get()),
+        "state": template.state.get(),  # a deep copy already (and Agent copies it once more)
         "tool_executor": template.tool_executor,
         "trace_attributes": template.trace_attributes,
         "conversation_manager": copy.deepcopy(template.conversation_manager),
