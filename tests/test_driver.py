@@ -6,6 +6,7 @@ test_endpoint.py."""
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 
@@ -75,3 +76,57 @@ async def test_a_stop_while_the_run_task_is_busy_stands_and_the_run_unwinds() ->
     assert await sink.driver.drive() is False
     assert sink.driver.phase is Phase.STOPPED and sink.driver.reason == "the client disconnected"
     assert closed == [True]
+
+
+def _asgi_post(app, body: bytes):  # type: ignore[no-untyped-def]
+    """One POST through the ASGI app, in this loop (no server): the body chunks it sent."""
+    sent: list[bytes] = []
+    delivered = False
+
+    async def receive():  # type: ignore[no-untyped-def]
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # the client stays
+
+    async def send(message):  # type: ignore[no-untyped-def]
+        if message["type"] == "http.response.body":
+            sent.append(message["body"])
+
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": "/", "raw_path": b"/", "query_string": b"",
+             "root_path": "", "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 2),
+             "headers": [(b"content-type", b"application/json"), (b"accept", b"text/event-stream")]}
+    return app(scope, receive, send), sent
+
+
+@pytest.mark.parametrize("resumable", [False, True])
+async def test_a_finished_run_ends_every_generator_inside_it_itself(resumable: bool) -> None:
+    """After the terminal frame the driver reads the run to its end, so no async generator of the run (the
+    adapter's loop, the translator's, a resumable run's store) is left suspended for asyncio's finalizer, which
+    closes each in a task of its own through the loop's self-pipe."""
+    import gc
+
+    from strands import Agent
+
+    from strands_agui import StrandsAgent
+    from strands_agui.server.endpoint import create_strands_app
+    from strands_agui.tooling.scripted import ScriptedModel, Text
+    from tests.scenarios import run_input
+
+    app = create_strands_app(StrandsAgent(Agent(model=ScriptedModel([[Text("one two three")]]),
+                                                callback_handler=None)), resumable=resumable)
+    finalized: list[str] = []
+    hooks = sys.get_asyncgen_hooks()  # the loop's: its finalizer closes a collected, unfinished generator
+    sys.set_asyncgen_hooks(hooks.firstiter, lambda agen: (finalized.append(agen.__qualname__),
+                                                          hooks.finalizer(agen)))  # type: ignore[misc]
+    try:
+        call, sent = _asgi_post(app, run_input("hi").model_dump_json(by_alias=True).encode())
+        await call
+        gc.collect()
+        await asyncio.sleep(0)
+    finally:
+        sys.set_asyncgen_hooks(*hooks)
+    assert b"RUN_FINISHED" in b"".join(sent)
+    assert finalized == []

@@ -189,6 +189,8 @@ class RunDriver:
                 await asyncio.sleep(0)
             if self.cut_short:  # stopped at Strands' next await, never closed from outside (see ``unwind``)
                 await unwind(run)
+            else:
+                await finish(run)
             return True
         except asyncio.CancelledError:
             if self.phase is not Phase.STOPPED:
@@ -354,6 +356,22 @@ def encode_or_error(encode: Encode, event: Any) -> tuple[bytes, bool]:
         logger.warning("could not serialize a %s event: %s", kind, exc)
         message = f"A {kind} event could not be serialized: {exc}"
         return encode(RunErrorEvent(message=message, code="ENCODING_ERROR")), True
+
+
+async def finish(run: AsyncIterator[Any]) -> None:
+    """Read a run whose last frame went out (its terminal event, or the RUN_ERROR that stands for one) to its end:
+    one more step, in which every async generator inside it returns by itself. Closed at its last ``yield``
+    instead, the run's nested generators would be left to the garbage collector, and asyncio's finalizer closes
+    each such generator in a task of its own, woken through the loop's self-pipe."""
+    try:
+        extra = await anext(run)
+    except StopAsyncIteration:
+        return
+    except Exception:  # noqa: BLE001 - the client has its terminal event; nothing to report to
+        logger.debug("a run raised after its terminal event", exc_info=True)
+        return
+    logger.warning("a run yielded a %s event after its terminal event: dropped (the run is closed)",
+                   getattr(getattr(extra, "type", None), "value", type(extra).__name__))
 
 
 async def unwind(run: AsyncIterator[Any]) -> None:

@@ -38,7 +38,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.sse import format_sse_event
 from pydantic import TypeAdapter
 
-from .driver import TERMINAL, Encode, unwind
+from .driver import TERMINAL, Encode, finish, unwind
 from .events import (
     HEARTBEAT_SECONDS,
     EventStore,
@@ -182,6 +182,8 @@ class RunTap:
         finally:
             if cut_short:  # ENCODING_ERROR: the run is still inside Strands; stop it at its next await
                 await unwind(run)
+            elif ended:
+                await finish(run)
             if not ended:
                 self.log.append(RunErrorEvent(code="RUN_ABANDONED", message=(
                     f"the client left and none reconnected within {self.detach:g} s: the run was cancelled"
