@@ -5,10 +5,12 @@ one process; the live runs of the three (bare, ours, upstream) are interleaved r
 
 * **vs upstream (live runs).** The same template agent run through ``strands_agui.StrandsAgent.run`` and
   ``ag_ui_strands.StrandsAgent.run`` (``ag_ui_strands==1.0.2``, the bench extra), every AG-UI event
-  encoded with ``EventEncoder``. An adapter's overhead is its run time minus a bare Strands run (a fresh
-  ``Agent`` built from the same parts and its ``stream_async`` read to the end), per Strands event.
+  framed as that adapter's server frames it (ours: ``sse_frame``, whose delta events skip ``ag_ui``'s
+  Python-level serializer; upstream: ``EventEncoder``). An adapter's overhead is its run time minus a bare
+  Strands run (a fresh ``Agent`` built from the same parts and its ``stream_async`` read to the end), per
+  Strands event.
 * **vs the bare encoder (replay).** The recorded Strands events through the machine + translator +
-  ``EventEncoder.encode`` of every AG-UI event, beside ``EventEncoder.encode`` alone over the same
+  ``sse_frame`` of every AG-UI event (what our server writes), beside ``EventEncoder.encode`` alone over the same
   AG-UI output (pre-built events). Memory as tracemalloc peaks.
 
 Not a test: nothing is asserted on time.
@@ -31,6 +33,7 @@ from strands import Agent
 from strands_agui import StrandsAgent
 from strands_agui.runtime.agent import translate
 from strands_agui.runtime.runlog import RecordedRun, Recorder, read_log
+from strands_agui.server.streaming import sse_frame
 from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.scenarios import run_input
 
@@ -61,10 +64,10 @@ def adapter_pass(run: RecordedRun, encoder: EventEncoder) -> int:
     assert data is not None
 
     async def go() -> int:
-        translator = adapter.translator(data)
-        size = sum(len(encoder.encode(e)) for e in translator.start())  # type: ignore[arg-type]
+        translator = adapter.translator(data)  # framed as our server frames it (``sse_frame``)
+        size = sum(len(sse_frame(e)) for e in translator.start())  # type: ignore[arg-type]
         async for event in translate(translator, _events(run)):
-            size += len(encoder.encode(event))
+            size += len(sse_frame(event))
         return size
 
     return asyncio.run(go())
@@ -112,17 +115,17 @@ def live_overheads(deltas: int, rounds: int) -> dict[str, float]:
         agent = Agent(model=template.model, callback_handler=None)
         count["n"] = sum([1 async for _ in agent.stream_async("Tell me a long story")])
 
-    def adapter_run(adapter: Any) -> Callable[[], int]:
+    def adapter_run(adapter: Any, frame: Callable[[Any], Any]) -> Callable[[], int]:
         async def go() -> None:
             async for event in adapter.run(data):
-                encoder.encode(event)
+                frame(event)
 
         return lambda: asyncio.run(go()) or 0
 
-    runs: dict[str, Callable[[], int]] = {
+    runs: dict[str, Callable[[], int]] = {  # each adapter's events framed as its own server frames them
         "bare": lambda: asyncio.run(bare()) or 0,
-        "ours": adapter_run(StrandsAgent(template)),
-        "upstream": adapter_run(ag_ui_strands.StrandsAgent(template, name="upstream")),
+        "ours": adapter_run(StrandsAgent(template), sse_frame),
+        "upstream": adapter_run(ag_ui_strands.StrandsAgent(template, name="upstream"), encoder.encode),
     }
     timings = {name: float("inf") for name in runs}
     names = list(runs)
@@ -153,7 +156,7 @@ def main() -> None:
     baseline = best_time(lambda: baseline_pass(output, encoder), opts.rounds)
     n = len(run.events)
     print(f"workload: {opts.deltas} text deltas -> {n} Strands events -> {len(output)} AG-UI events")
-    for label, seconds in (("adapter  (machine + translator + encoder)", adapter),
+    for label, seconds in (("adapter  (machine + translator + sse_frame)", adapter),
                            ("baseline (EventEncoder only, same output)", baseline)):
         print(f"{label}: {seconds * 1e3:8.2f} ms  {seconds / n * 1e6:6.2f} us/Strands event")
     print(f"ratio adapter/baseline: {adapter / baseline:.2f}x")
