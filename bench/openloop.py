@@ -15,7 +15,8 @@ Latency is counted from each run's *scheduled* start, so a late client never exc
 * writes/run: the body chunks the client read, one per ASGI ``send`` of the server;
 * the client's own lag (scheduled start -> request written) and CPU per run, to show it kept up.
 
-Runs reuse idle kept-alive connections (a new one when none is idle); every thread id is new. A run
+Runs reuse idle kept-alive connections (a new one when none is idle or the idle one has waited longer than
+``IDLE_SECONDS``, which uvicorn may be closing); every thread id is new. A run
 that fails (not 200, no RUN_FINISHED, over ``--timeout``) is counted, never timed. The ratios to the
 floor measured in the same bench are the result: absolute times move with the machine and its load.
 Not a test: nothing is asserted on time.
@@ -79,23 +80,39 @@ class Target:
     pid: int
     path: str
     extra: dict[str, Any] = field(default_factory=dict)  # top-level fields added to every body (--body)
-    idle: list[Connection] = field(default_factory=list)
+    idle: list[tuple[Connection, float]] = field(default_factory=list)  # (connection, idle since)
+
+
+IDLE_SECONDS = 4.0
+"""The longest a kept-alive connection is left idle before a run reuses it: uvicorn closes one idle for 5 s
+(``timeout_keep_alive``), and a request written as it closes reads nothing (``IncompleteReadError``)."""
+
+
+def _idle_connection(target: Target) -> Connection | None:
+    """The most recently idle connection that has not waited too long (older ones are closed)."""
+    while target.idle:
+        conn, since = target.idle.pop()
+        if time.perf_counter() - since < IDLE_SECONDS:
+            return conn
+        conn[1].close()
+    return None
 
 
 async def _one(target: Target, payload: bytes, scheduled: float, load: Load, timeout: float) -> None:
-    conn = target.idle.pop() if target.idle else await asyncio.open_connection("127.0.0.1", target.port)
+    conn = _idle_connection(target) or await asyncio.open_connection("127.0.0.1", target.port)
     load.lag.append(time.perf_counter() - scheduled)
     try:
         reply = await asyncio.wait_for(read_run(*conn, payload), timeout)
-    except (TimeoutError, OSError, RuntimeError, ValueError, asyncio.IncompleteReadError):
+    except (TimeoutError, OSError, RuntimeError, ValueError, asyncio.IncompleteReadError) as exc:
         load.failed += 1
+        load.errors[f"{type(exc).__name__}: {str(exc)[:80]}"] += 1
         conn[1].close()
         return
     load.ttfe.append(reply.first - scheduled)
     load.words.append(reply.words - scheduled)
     load.run.append(reply.end - scheduled)
     load.chunks += reply.chunks
-    target.idle.append(conn)
+    target.idle.append((conn, time.perf_counter()))
 
 
 async def offer(target: Target, workload: str, rate: float, seconds: float, numbers: itertools.count[int],
@@ -113,7 +130,7 @@ async def offer(target: Target, workload: str, rate: float, seconds: float, numb
     await asyncio.gather(*runs)
     load.cpu = server_cpu(target.pid) - cpu
     load.client_cpu = time.process_time() - client_cpu
-    for _reader, writer in target.idle:  # uvicorn closes a connection idle for 5 s: never reuse one across windows
+    for (_reader, writer), _since in target.idle:  # never reuse a connection across windows
         writer.close()
     target.idle.clear()
     return load
