@@ -105,7 +105,7 @@ async def _one(target: Target, payload: bytes, scheduled: float, load: Load, tim
         reply = await asyncio.wait_for(read_run(*conn, payload), timeout)
     except (TimeoutError, OSError, RuntimeError, ValueError, asyncio.IncompleteReadError) as exc:
         load.failed += 1
-        load.errors[f"{type(exc).__name__}: {str(exc)[:80]}"] += 1
+        load.errors[f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:80]}"] += 1  # a status line
         conn[1].close()
         return
     load.ttfe.append(reply.first - scheduled)
