@@ -36,13 +36,13 @@ Invariants:
   oldest of them was queued are written by the watcher, woken by one timer per waiting batch (cancelled when
   the run writes them first); the watcher's own wake-up (keep-alive, stall) is never moved per write: it
   recomputes its deadline when it wakes. ``coalesce=0`` writes every frame at once.
-* **Fairness.** A run holds the loop for one time slice at most (``driver.SLICE_SECONDS``, 2 ms): one
-  :class:`~strands_agui.server.driver.Pacer` per request, called after each AG-UI event (by the driver) and
-  after each Strands event that produced none (the endpoint runs the agent with ``pace=`` the same pacer),
-  returns a loop turn once the run has held the loop for a slice since it last waited. Whether it waited is
-  known exactly (a ``call_soon`` callback that runs only once the run's task gave the loop a turn), so a run at
-  a model's pace never pays a turn of its own, and one whose model streams without awaiting yields once per
-  slice, not once per event (``docs/benchmarks.md``).
+* **Fairness.** One :class:`~strands_agui.server.driver.Pacer` per request, called after each AG-UI event (by
+  the driver) and after each Strands event that produced none (the endpoint runs the agent with ``pace=`` the
+  same pacer), returns a loop turn: on a quiet loop once the run has held it for a slice
+  (``driver.SLICE_SECONDS``, 2 ms) since it last waited, so a run at a model's pace never pays a turn of its
+  own; on a busy loop (it took ``driver.BUSY_SECONDS`` or more to come back to the run) after every second
+  event, so each loop turn is short and a new request's first step, which writes RUN_STARTED, waits behind
+  less. Both are known exactly, from one ``call_soon`` callback per wait (``docs/benchmarks.md``).
 * **Ends.** The frames end after the run's one terminal event (RUN_FINISHED or RUN_ERROR). An event that
   fails to encode becomes RUN_ERROR ``ENCODING_ERROR`` and ends the run; a run that raises, or stops
   without a terminal event, gets a RUN_ERROR ``ADAPTER_ERROR``. When ``__call__`` returns, the run is
