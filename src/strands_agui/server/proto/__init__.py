@@ -26,10 +26,8 @@ logger = logging.getLogger(__name__)
 
 
 @functools.cache
-@functools.cache
 def available() -> bool:
-    """Whether ``protobuf`` is installed in a version the generated schema code runs on (asked once: every
-    request's negotiation asks)."""
+    """Whether ``protobuf`` is installed in a version the generated schema code runs on."""
     try:
         from . import codec  # noqa: F401
     except Exception as exc:  # noqa: BLE001 - ImportError, or protobuf's VersionError for an old runtime
