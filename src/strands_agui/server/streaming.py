@@ -142,7 +142,9 @@ class RunStream(StreamingResponse):
     ``encode`` replaces ``framing.frame`` (a resumable run's frames carry ids); ``linger`` makes the run
     outlive its reader (see :class:`~strands_agui.server.driver.RunDriver`); ``before_write`` is awaited
     before each write (a resumable run's store, ``server/resumable.py``); ``observation`` (``server/observability``)
-    sees every encoded event and spans the whole response (its span current while the run is iterated)."""
+    sees every encoded event and spans the whole response (its span current while the run is iterated); ``pace``
+    is the run's :class:`~strands_agui.server.driver.Pacer` (the endpoint shares one with the run; else the
+    driver makes its own)."""
 
     media_type = SSE.media_type  # what OpenAPI documents for the route
 
