@@ -36,7 +36,7 @@ RULES: tuple[tuple[str, str, str], ...] = (
      r"^(?!RunRoute\.get_route_handler).*strands_agui/server/(validation|negotiation)\.py"),
     ("AG-UI events: pydantic models, dump, encoding", "any",
      r"^(encode_event|sse_frame|EventEncoder\.\w+) |ag_ui/(core|encoder)/"),
-    ("pacing yields (yield_to_loop)", "any", r"^yield_to_loop "),
+    ("pacing: loop turns (server/pacing.py)", "any", r"strands_agui/server/pacing\.py"),
     ("version gating (server/versions.py)", "any", r"strands_agui/server/versions\.py"),
     ("logging / OpenTelemetry", "leaf", r"logging/|traceback\.py|linecache\.py|opentelemetry/"),
     ("pydantic (other)", "leaf", r"pydantic/"),

@@ -50,7 +50,7 @@ Stop = Callable[[], Any] | None
 Opener = Callable[[Prompt], tuple[Source, Stop, RunFacts]]  # -> Strands events, how to stop them, run facts
 Settle = Callable[[], RunFailure | None]  # after Strands is done, before the terminal event
 Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emitted nothing: a loop turn to await,
-# or None (a server's fairness: ``server.driver.Pacer`` gives one per time slice)
+# or None (a server's fairness: ``server.pacing.Pacer`` gives one per time slice)
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
 
 

@@ -36,11 +36,11 @@ Invariants:
   oldest of them was queued are written by the watcher, woken by one timer per waiting batch (cancelled when
   the run writes them first); the watcher's own wake-up (keep-alive, stall) is never moved per write: it
   recomputes its deadline when it wakes. ``coalesce=0`` writes every frame at once.
-* **Fairness.** One :class:`~strands_agui.server.driver.Pacer` per request, called after each AG-UI event (by
+* **Fairness.** One :class:`~strands_agui.server.pacing.Pacer` per request, called after each AG-UI event (by
   the driver) and after each Strands event that produced none (the endpoint runs the agent with ``pace=`` the
   same pacer), returns a loop turn: on a quiet loop once the run has held it for a slice
-  (``driver.SLICE_SECONDS``, 2 ms) since it last waited, so a run at a model's pace never pays a turn of its
-  own; on a busy loop (it took ``driver.BUSY_SECONDS`` or more to come back to the run) after every second
+  (``pacing.SLICE_SECONDS``, 2 ms) since it last waited, so a run at a model's pace never pays a turn of its
+  own; on a busy loop (it took ``pacing.BUSY_SECONDS`` or more to come back to the run) after every second
   event, so each loop turn is short and a new request's first step, which writes RUN_STARTED, waits behind
   less. Both are known exactly, from one ``call_soon`` callback per wait (``docs/benchmarks.md``).
 * **Ends.** The frames end after the run's one terminal event (RUN_FINISHED or RUN_ERROR). An event that
@@ -63,7 +63,8 @@ from pydantic_core import to_json
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from .driver import UNWIND_LIMIT, Encode, Pacer, RunDriver, yield_to_loop
+from .driver import UNWIND_LIMIT, Encode, RunDriver
+from .pacing import Pacer, yield_to_loop
 from .proto import PROTO_MEDIA_TYPE, proto_frame
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ class RunStream(StreamingResponse):
     outlive its reader (see :class:`~strands_agui.server.driver.RunDriver`); ``before_write`` is awaited
     before each write (a resumable run's store, ``server/resumable.py``); ``observation`` (``server/observability``)
     sees every encoded event and spans the whole response (its span current while the run is iterated); ``pace``
-    is the run's :class:`~strands_agui.server.driver.Pacer` (the endpoint shares one with the run; else the
+    is the run's :class:`~strands_agui.server.pacing.Pacer` (the endpoint shares one with the run; else the
     driver makes its own)."""
 
     media_type = SSE.media_type  # what OpenAPI documents for the route
