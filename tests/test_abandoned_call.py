@@ -15,18 +15,15 @@ import pytest
 from strands_agui.core.results import UNANSWERED
 from tests.live import LiveServer
 from tests.oracles import assert_valid_sse
+from tests.support.servers import served_examples
 
 SSE = {"Accept": "text/event-stream"}
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    from strands_agui.examples.server import build_app
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("STRANDS_AGUI_SESSIONS", str(tmp_path_factory.mktemp("sessions")))
-        with LiveServer(build_app()) as server:
-            yield server
+    with served_examples(tmp_path_factory.mktemp("sessions")) as server:
+        yield server
 
 
 def events_of(text: str) -> list[dict[str, Any]]:

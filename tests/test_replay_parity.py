@@ -18,6 +18,7 @@ from strands_agui.runtime.runlog import CONFIG_KEY, read_log
 from strands_agui.server.inspector import LOG_EVENT, TRACE_EVENT
 from strands_agui.tooling.cli import main
 from tests.live import LiveServer
+from tests.support.servers import served_examples
 
 PROMPTS = {  # a prompt that uses what each example configures (frontend tool, state, plan, pause, swarm)
     "agentic_chat": "please make the background blue",
@@ -34,12 +35,8 @@ ID_KEYS = ("id", "runId", "threadId", "parentRunId")
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    from strands_agui.examples.server import build_app
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("STRANDS_AGUI_SESSIONS", str(tmp_path_factory.mktemp("sessions")))
-        with LiveServer(build_app()) as server:
-            yield server
+    with served_examples(tmp_path_factory.mktemp("sessions")) as server:
+        yield server
 
 
 def live_run(served: LiveServer, module: Any) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -67,12 +68,16 @@ def example_input(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 @contextmanager
-def served_examples() -> Iterator[LiveServer]:
-    """The examples server (``examples.server.build_app()``: every example, inspection on), live."""
+def served_examples(sessions: Path | None = None) -> Iterator[LiveServer]:
+    """The examples server (``examples.server.build_app()``: every example, inspection on), live; ``sessions``:
+    its paused threads' directory (``STRANDS_AGUI_SESSIONS``) while it is built and served."""
     from strands_agui.examples.server import build_app
 
-    with LiveServer(build_app()) as server:
-        yield server
+    with pytest.MonkeyPatch.context() as patch:
+        if sessions is not None:
+            patch.setenv("STRANDS_AGUI_SESSIONS", str(sessions))
+        with LiveServer(build_app()) as server:
+            yield server
 
 
 # ----------------------------------------------------------------------------------------- raw connections
