@@ -45,6 +45,7 @@ __all__ = [
     "check_official_client",
     "check_official_client_sse",
     "check_official_client_many",
+    "check_official_client_batch",
     "check_official_client_proto",
     "ag_ui_validate_report",
     "ag_ui_validate_findings",
@@ -59,6 +60,7 @@ __all__ = [
 
 CLIENT_DIR = Path(__file__).resolve().parent / "agui-client-check"
 CLIENT_SCRIPT = CLIENT_DIR / "agui_client_check.mjs"
+BATCH_SCRIPT = CLIENT_DIR / "agui_client_batch.mjs"
 REPO_ROOT = CLIENT_DIR.parents[2]
 CURRENT, LEGACY = "1.0.0", "0.0.59"
 CLIENTS: dict[str, Path] = {CURRENT: CLIENT_DIR, LEGACY: CLIENT_DIR.parent / "agui-client-check-0059"}
@@ -343,6 +345,41 @@ def check_official_client_many(
             f"{len(failures)} of {len(texts)} streams rejected:\n\n" + "\n\n".join(str(f) for f in failures)
         )
     return results  # type: ignore[return-value]
+
+
+def check_official_client_batch(
+    streams: Sequence[Iterable[Any]],
+    *,
+    strict: bool = True,
+    client: str = CURRENT,
+) -> list[dict[str, Any]]:
+    """:func:`check_official_client` over several event lists in ONE node process (``agui_client_batch.mjs``:
+    the client's packages load once, then each stream gets a fresh instance of the check), for suites that check
+    many streams. Returns the reports in order; raises one ``AssertionError`` listing every rejected stream."""
+    node = _node()
+    _ensure_client_installed(client)
+    with tempfile.TemporaryDirectory(prefix="agui-batch-") as tmp:
+        jobs = []
+        for i, stream in enumerate(streams):
+            path = Path(tmp) / f"stream-{i}.jsonl"
+            path.write_text(_jsonl(stream), encoding="utf-8")
+            jobs.append([str(path), *(["--strict"] if strict else [])])
+        jobs_file = Path(tmp) / "jobs.json"
+        jobs_file.write_text(json.dumps(jobs), encoding="utf-8")
+        proc = subprocess.run([node, str(BATCH_SCRIPT), str(jobs_file)], cwd=CLIENT_DIR, stdin=subprocess.DEVNULL,
+                              env={**os.environ, "AGUI_CLIENT_DIR": str(CLIENTS[client])}, capture_output=True,
+                              text=True, timeout=_NODE_TIMEOUT_S + len(jobs), check=False)
+    try:
+        reports: list[dict[str, Any]] = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        raise OracleSetupError(f"agui_client_batch.mjs exited {proc.returncode} without a JSON report\n"
+                               f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}") from None
+    failures = [_format_client_report(r, f"stream #{i} (exit {r['exit_code']})")
+                for i, r in enumerate(reports) if r["exit_code"] != 0]
+    if failures:
+        raise AssertionError(f"{len(failures)} of {len(reports)} streams rejected by @ag-ui/client {client}:\n\n"
+                             + "\n\n".join(failures))
+    return reports
 
 
 # --------------------------------------------------------------------------------------------
