@@ -13,6 +13,56 @@ from ag_ui.core import RunAgentInput
 StatePayload: TypeAlias = dict[str, Any]
 
 
+LIMIT_KEYS = frozenset({"turns", "output_tokens", "total_tokens"})  # Strands' ``Limits``
+
+
+def _shown(value: Any) -> str:
+    """A wrong value as an error message names it: its type, and the value when it is short."""
+    text = repr(value)
+    return f"{type(value).__name__} {text}" if len(text) <= 60 else type(value).__name__
+
+
+def _check(owner: Any, name: str, kind: type, expected: str) -> None:
+    value = getattr(owner, name)
+    if not isinstance(value, kind):
+        raise TypeError(f"{type(owner).__name__}.{name} must be {expected}, not {_shown(value)}")
+
+
+def _check_callable(owner: Any, name: str) -> None:
+    value = getattr(owner, name)
+    if value is not None and not callable(value):
+        raise TypeError(f"{type(owner).__name__}.{name} must be a callable or None, not {_shown(value)}")
+
+
+def _check_limits(limits: Any) -> None:
+    if limits is None:
+        return
+    if not isinstance(limits, Mapping):
+        raise TypeError(f"StrandsAgentConfig.limits must be a dict of {sorted(LIMIT_KEYS)} to positive ints, "
+                        f"not {_shown(limits)}")
+    for key, value in limits.items():
+        if key not in LIMIT_KEYS:
+            raise ValueError(f"StrandsAgentConfig.limits has no key {key!r} (Strands' limits: {sorted(LIMIT_KEYS)})")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise TypeError(f"StrandsAgentConfig.limits[{key!r}] must be a positive int, not {_shown(value)}")
+
+
+def _predict_state(value: Any) -> tuple[PredictStateMapping, ...] | None:
+    """``ToolBehavior.predict_state`` checked: None, one mapping, or an iterable of them (upstream's
+    ``Iterable[PredictStateMapping]``). A dict or a string is refused: iterated, it would give its keys."""
+    if value is None:
+        return None
+    if isinstance(value, PredictStateMapping):
+        return (value,)
+    mappings = None if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable) else tuple(value)
+    if mappings is None or not all(isinstance(m, PredictStateMapping) for m in mappings):
+        raise TypeError("ToolBehavior.predict_state must be a PredictStateMapping or an iterable of them (as "
+                        "upstream ag_ui_strands types it), not "
+                        f"{_shown(value)}: write predict_state=[PredictStateMapping(state_key=..., tool=..., "
+                        "tool_argument=...)]")
+    return mappings
+
+
 @dataclass(frozen=True)
 class ToolCallContext:
     """What a hook sees of a tool call: the run's input, the call's identity and its complete arguments."""
@@ -71,6 +121,10 @@ class PredictStateMapping:
     tool: str
     tool_argument: str
 
+    def __post_init__(self) -> None:
+        for name in ("state_key", "tool", "tool_argument"):
+            _check(self, name, str, "a str")
+
     def to_payload(self) -> dict[str, str]:
         return {"state_key": self.state_key, "tool": self.tool, "tool_argument": self.tool_argument}
 
@@ -90,6 +144,15 @@ class ToolBehavior:
     interrupt_on_call: bool = False
     """Ask the client for approval before the tool runs (an interrupt with responseSchema
     ``{approved: boolean, reason?: string}``); a refusal cancels the call and the model is told why."""
+
+    def __post_init__(self) -> None:
+        for name in ("skip_messages_snapshot", "continue_after_frontend_call", "stop_streaming_after_result",
+                     "interrupt_on_call"):
+            _check(self, name, bool, "a bool")
+        for name in ("args_streamer", "state_from_args", "state_from_result", "custom_result_handler"):
+            _check_callable(self, name)
+        # kept as a tuple: an iterable given once (a generator) serves every run
+        object.__setattr__(self, "predict_state", _predict_state(self.predict_state))
 
     def predict_state_payload(self) -> list[dict[str, str]]:
         return [mapping.to_payload() for mapping in normalize_predict_state(self.predict_state)]
@@ -126,8 +189,19 @@ class StrandsAgentConfig:
     per node, CUSTOM ``MultiAgentHandoff`` / ``MultiAgentNodeStatus``, node text unattributed)."""
 
     def __post_init__(self) -> None:
+        behaviors = self.tool_behaviors
+        if not isinstance(behaviors, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, ToolBehavior) for k, v in behaviors.items()):
+            raise TypeError("StrandsAgentConfig.tool_behaviors must be a mapping of tool names (str) to "
+                            f"ToolBehavior, not {_shown(behaviors)}")
+        for name in ("state_context_builder", "invocation_state_provider", "template_tools_provider",
+                     "session_manager_provider", "on_cancel"):
+            _check_callable(self, name)
+        _check(self, "raw_events", bool, "a bool")
+        _check_limits(self.limits)
         if self.multiagent_events not in ("subagents", "steps"):
-            raise ValueError(f"multiagent_events must be 'subagents' or 'steps', not {self.multiagent_events!r}")
+            raise ValueError("StrandsAgentConfig.multiagent_events must be 'subagents' or 'steps', not "
+                             f"{self.multiagent_events!r}")
 
     def behavior(self, tool_name: str) -> ToolBehavior:
         """The behaviour configured for ``tool_name``, or the default one."""

@@ -68,6 +68,10 @@ class StrandsAgent:
     def __init__(self, agent: AgentSource, name: str = "strands_agent", description: str = "",
                  config: StrandsAgentConfig | None = None, *, id_factory: Callable[[], str] = new_id,
                  sessions: SessionStore | None = None, threads: bool | None = None) -> None:
+        if config is not None and not isinstance(config, StrandsAgentConfig):
+            raise TypeError(f"StrandsAgent config must be a StrandsAgentConfig or None, not {type(config).__name__}")
+        if not callable(id_factory):
+            raise TypeError(f"StrandsAgent id_factory must be a callable () -> str, not {type(id_factory).__name__}")
         self.strands_agent = agent
         self.name = name
         self.description = description
