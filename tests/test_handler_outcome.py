@@ -27,11 +27,14 @@ def test_the_stop_reason_and_structured_output_go_on_run_finished() -> None:
     assert finished.outcome.type == "success"
 
 
-def test_a_cancelled_stop_reason_is_the_cancelled_outcome() -> None:
+def test_a_cancelled_stop_reason_is_the_cancel_move_and_its_halt_reason_the_outcome() -> None:
+    """Strands saying it was cancelled (``agent.cancel()``) is the table's ``cancel`` move: the outcome reads the
+    halt reason the row carries, not the stop reason's string."""
     run = Stepper("cancelled")
     result = run.until(only("result"))
     run.translator.outcome.on_result(result)
-    assert run.translator.outcome.outcome().type == "cancelled"
+    assert (run.translator.state, run.translator.halt) == ("halted", "cancelled")
+    assert run.translator.finish_run()[-1].outcome.type == "cancelled"
 
 
 def test_a_failure_closes_what_is_open_and_keeps_the_usage() -> None:

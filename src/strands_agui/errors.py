@@ -24,6 +24,11 @@ ERROR_CODES: dict[str, str] = {
     "INVALID_TRANSITION": "The adapter met a Strands event it cannot place in the run (a bug: please report it).",
     "ADAPTER_ERROR": "The adapter itself failed while translating an event (a bug: please report it).",
     "ENCODING_ERROR": "An AG-UI event could not be serialized for the transport.",
+    "ID_FACTORY_ERROR": "The StrandsAgent's id_factory raised, returned something other than a non-empty str, or "
+    "returned an id it had already given in the run (ids must be unique); what was sent before is closed.",
+    "CONFIGURATION_ERROR": "The run's agent could not be built from the configuration: the agent factory raised "
+    "or returned something other than a Strands Agent, Swarm or Graph, or the template could not be copied; "
+    "Strands was not called.",
     "INTERRUPT_NOT_FOUND": "A resume names an interrupt the thread is not waiting for: an unknown id, or a thread "
     "with no paused run (already resumed, so an identical resume sent twice gets this and changes nothing).",
     "RESUME_INCOMPLETE": "A resume does not answer every pending interrupt of the thread.",
@@ -53,6 +58,8 @@ _BY_CLASS_NAME: dict[str, str] = {
     "StructuredOutputException": "STRUCTURED_OUTPUT_ERROR",
     "ConcurrencyException": "AGENT_BUSY",
     "MachineError": "INVALID_TRANSITION",
+    "IdFactoryError": "ID_FACTORY_ERROR",
+    "ConfigurationError": "CONFIGURATION_ERROR",
 }
 
 
@@ -80,6 +87,14 @@ class RunFailure:
 
     code: str
     message: str
+
+
+class IdFactoryError(Exception):
+    """The ``id_factory`` failed, or gave an id that is empty, not a ``str``, or already given in the run."""
+
+
+class ConfigurationError(TypeError):
+    """The run's agent cannot be built from the configuration (e.g. the agent factory returned no agent)."""
 
 
 class RunRefused(Exception):
@@ -120,3 +135,10 @@ def adapter_failure(exc: BaseException) -> RunFailure:
     """The failure for an exception raised by the adapter's own translation."""
     name = type(exc).__name__
     return RunFailure(_BY_CLASS_NAME.get(name, "ADAPTER_ERROR"), f"{name}: {exc}")
+
+
+def building_failure(exc: BaseException) -> RunFailure:
+    """The failure for an exception raised while the run's agent was built (before Strands was called): the
+    code Strands' own exception class has (a model without credentials, ...), else ``CONFIGURATION_ERROR``."""
+    failure = strands_failure(exc)
+    return RunFailure("CONFIGURATION_ERROR", failure.message) if failure.code == "STRANDS_ERROR" else failure

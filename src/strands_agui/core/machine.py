@@ -48,6 +48,9 @@ STATES: tuple[str, ...] = (
 )
 TERMINAL_STATES = frozenset({FINISHED, PAUSED, ERRORED})
 
+# Why a run halted (the ``halt`` of the row that took it to ``halted``).
+FRONTEND_TOOL, STOP_AFTER_RESULT, CANCELLED = "frontend_tool", "stop_after_result", "cancelled"
+
 TRANSITIONS: tuple[dict[str, Any], ...] = (
     # a resume (RunAgentInput.resume) continues the parked tool batch: its results come first
     {"trigger": "start_run", "source": IDLE, "dest": AWAITING_RESULT, "conditions": "input_resumes"},
@@ -55,22 +58,24 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     # text envelope: TEXT_MESSAGE_START / CONTENT / END
     {"trigger": "open_text", "source": READY, "dest": STREAMING_TEXT},
     {"trigger": "text_delta", "source": STREAMING_TEXT, "dest": None},
-    {"trigger": "close_text", "source": STREAMING_TEXT, "dest": READY},
+    {"trigger": "close_text", "source": STREAMING_TEXT, "dest": READY, "closes": True},
     # reasoning envelope: REASONING_START, REASONING_MESSAGE_START / CONTENT / END, REASONING_END
     {"trigger": "open_reasoning", "source": READY, "dest": REASONING},
     {"trigger": "reasoning_delta", "source": REASONING, "dest": None},
-    {"trigger": "close_reasoning", "source": REASONING, "dest": READY},
+    {"trigger": "close_reasoning", "source": REASONING, "dest": READY, "closes": True},
     # tool-call envelope: TOOL_CALL_START / ARGS / END
     {"trigger": "open_tool_call", "source": READY, "dest": IN_TOOL_CALL},
     {"trigger": "tool_args", "source": IN_TOOL_CALL, "dest": None},
     # (with an args_streamer the arguments are buffered and its chunks go out as part of close_tool_call)
-    {"trigger": "close_tool_call", "source": IN_TOOL_CALL, "dest": READY},
+    {"trigger": "close_tool_call", "source": IN_TOOL_CALL, "dest": READY, "closes": True},
     # the model's turn ended (assistant message): halt for a frontend tool, wait for backend tools, or go on
-    {"trigger": "end_turn", "source": READY, "dest": HALTED, "conditions": "turn_calls_frontend_tool"},
+    {"trigger": "end_turn", "source": READY, "dest": HALTED, "conditions": "turn_calls_frontend_tool",
+     "halt": FRONTEND_TOOL},
     {"trigger": "end_turn", "source": READY, "dest": AWAITING_RESULT, "conditions": "turn_calls_tools"},
     {"trigger": "end_turn", "source": READY, "dest": None},
     # the tool batch finished (user message of toolResults)
-    {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": HALTED, "conditions": "result_stops_streaming"},
+    {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": HALTED, "conditions": "result_stops_streaming",
+     "halt": STOP_AFTER_RESULT},
     {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": READY},
     # subagents (Swarm/Graph nodes, agents as tools) run their own machine from this table, one level down;
     # the run records their start and end, and tool progress (activity messages), as internal moves
@@ -79,7 +84,7 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     {"trigger": "tool_progress", "source": AWAITING_RESULT, "dest": None},
     # a cancel by id (POST .../runs/{runId}/cancel) halts between envelopes: Strands is stopped its own way,
     # and the run finishes with outcome cancelled
-    {"trigger": "cancel", "source": [READY, AWAITING_RESULT], "dest": HALTED},
+    {"trigger": "cancel", "source": [READY, AWAITING_RESULT], "dest": HALTED, "halt": CANCELLED},
     # lifecycle end
     # a run Strands stopped on interrupts ends paused: RUN_FINISHED with the interrupt outcome
     {"trigger": "finish", "source": [READY, AWAITING_RESULT], "dest": PAUSED, "conditions": "run_interrupted"},
@@ -88,10 +93,29 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
 )
 
 
+# What a row says besides its move: ``closes`` (the row closes the envelope its source state holds: the one
+# closer of that state, see ``CLOSERS``) and ``halt`` (the row halts the run, and why: see ``HALT_REASONS``).
+ROW_KEYS = ("trigger", "source", "dest", "conditions")
+
+
 def sources(row: dict[str, Any]) -> Iterable[str]:
     """The source states of one table row."""
     src = row["source"]
     return [src] if isinstance(src, str) else list(src)
+
+
+def rows() -> list[dict[str, Any]]:
+    """The table as ``transitions`` takes it (the moves only, without ``closes`` / ``halt``)."""
+    return [{k: v for k, v in row.items() if k in ROW_KEYS} for row in TRANSITIONS]
+
+
+# Envelope state -> the trigger that closes it (rows marked ``closes``): what ``Translator.close_open`` fires.
+# Each envelope state has exactly one closer, so which one runs is the table's answer, not an order.
+CLOSERS: dict[str, str] = {state: row["trigger"] for row in TRANSITIONS if row.get("closes") for state in sources(row)}
+
+# Trigger -> why it halts the run when it lands in ``halted`` (rows marked ``halt``): a frontend tool was called,
+# a result's behaviour stops streaming, or the run was cancelled. The outcome reads it (``Translator.halt``).
+HALT_REASONS: dict[str, str] = {row["trigger"]: row["halt"] for row in TRANSITIONS if "halt" in row}
 
 
 # Internal moves (dest=None, no guard) by trigger -> the states they are legal in. The translator checks these
@@ -143,7 +167,7 @@ def _machine() -> Machine:
     return Machine(
         model=None,
         states=list(STATES),
-        transitions=[dict(row) for row in TRANSITIONS],
+        transitions=rows(),
         initial=IDLE,
         auto_transitions=False,
         send_event=False,

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ag_ui.core import BaseEvent, RunAgentInput
+from ag_ui.core import BaseEvent, RunAgentInput, RunStartedEvent
 
 from ..config import StrandsAgentConfig
+from ..errors import RunFailure, adapter_failure
 from .facts import RunFacts
+from .handlers.base import checked_ids
 from .machine import IDLE, Move, OnMove, build_machine
 from .snapshot import ClientMessages
 from .translator import Translator, run_started
@@ -31,7 +33,8 @@ class RunOpening:
         self.input = input_data
         self.config = config
         self.frontend_tools = frontend_tools
-        self.id_factory = id_factory
+        self.id_factory = checked_ids(id_factory)  # shared with the translator: one run, one set of ids
+        self.failure: RunFailure | None = None  # the first events could not be built (``start``)
         self.on_move = on_move
         self.client = ClientMessages(input_data.messages)  # what the client holds, handed to the translator
         build_machine(self, initial=IDLE)
@@ -41,11 +44,19 @@ class RunOpening:
         return bool(self.input.resume)
 
     def start(self) -> list[BaseEvent]:
-        """Fire ``start_run`` and return the run's first events."""
+        """Fire ``start_run`` and return the run's first events (computed first: events before moves). When they
+        cannot be built (the id factory failed), the run still starts, with RUN_STARTED alone, and ``failure``
+        says why it must end at once."""
+        try:
+            events = run_started(self.input, self.client, self.id_factory)
+        except Exception as exc:  # noqa: BLE001 - the run reports it after its RUN_STARTED
+            self.failure = adapter_failure(exc)
+            events = [RunStartedEvent(thread_id=self.input.thread_id, run_id=self.input.run_id,
+                                      parent_run_id=self.input.parent_run_id)]
         self.trigger("start_run")
         if self.on_move is not None:
             self.on_move(Move("", "run", "start_run", self.state))
-        return run_started(self.input, self.client, self.id_factory)
+        return events
 
     def translator(self, facts: RunFacts) -> Translator:
         """The run's translator, given the facts (a resume's parked calls added from the input)."""

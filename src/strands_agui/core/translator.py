@@ -5,11 +5,17 @@ open envelope) and composes the handlers in ``handlers/``, one per concern. Its 
 which handler consumes which Strands input. Every handler is synchronous and returns a list of *items*:
 AG-UI events, or user hooks (:class:`HookCall`) the stream loop (``runtime/agent.py``) runs in order before
 it reads the next Strands event.
+
+**Events before moves.** A handler computes a move's events first, then makes the move with them
+(``fire(trigger, cause, events)`` / ``move(...)`` return them): a move that happened is in the translator's
+``journal`` with its events, a move that did not happen has none there. When a handler raises half-way, the
+stream loop sends what the journal holds (:meth:`Translator.committed`) and then fails the run, so the machine
+and the wire never disagree: no END for a START that never left, no START left open by a lost END.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jsonpatch
@@ -18,18 +24,22 @@ from ag_ui.core import (
     CustomEvent,
     MessagesSnapshotEvent,
     RawEvent,
+    ReasoningEndEvent,
+    ReasoningMessageEndEvent,
     RunAgentInput,
     RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
+    TextMessageEndEvent,
     ToolCallArgsEvent,
+    ToolCallEndEvent,
 )
 from transitions import MachineError
 
 from ..config import StrandsAgentConfig, ToolCallContext
 from ..errors import RunFailure
 from .facts import NO_FACTS, RunFacts
-from .handlers.base import HookCall, Item, Turn, new_id
+from .handlers.base import HookCall, Item, Turn, attributed, checked_ids, new_id
 from .handlers.interrupts import InterruptHandler
 from .handlers.outcome import OutcomeHandler
 from .handlers.subagents import SubagentHandler
@@ -37,7 +47,21 @@ from .handlers.text import TextHandler
 from .handlers.tools import ToolHandler
 from .handlers.turns import TurnHandler
 from .jsonsafe import raw_payload
-from .machine import HALTED, IDLE, INTERNAL_MOVES, LEGAL, PAUSED, Move, OnMove, build_machine
+from .machine import (
+    CANCELLED,
+    CLOSERS,
+    HALT_REASONS,
+    HALTED,
+    IDLE,
+    INTERNAL_MOVES,
+    LEGAL,
+    PAUSED,
+    REASONING,
+    STREAMING_TEXT,
+    Move,
+    OnMove,
+    build_machine,
+)
 from .results import UNANSWERED
 from .snapshot import ClientMessages
 from .state_keys import STRANDS_STATE_KEYS
@@ -60,18 +84,24 @@ class Translator:
     def __init__(self, input_data: RunAgentInput, config: StrandsAgentConfig | None = None,
                  facts: RunFacts = NO_FACTS, *, frontend_tools: frozenset[str] = frozenset(),
                  id_factory: Callable[[], str] = new_id, on_move: OnMove | None = None,
-                 client: ClientMessages | None = None, owner: str | None = None, initial: str = IDLE) -> None:
+                 client: ClientMessages | None = None, owner: str | None = None, initial: str = IDLE,
+                 journal: list[Item] | None = None, subagent: bool = False) -> None:
         self.input = input_data
         self.config = config or StrandsAgentConfig()
         self.facts = facts
         self.frontend_tools = frontend_tools
-        self.new_id = id_factory
+        self.new_id = checked_ids(id_factory)  # a run's ids: unique non-empty strings, or IdFactoryError
         self.on_move = on_move
         self.shared_state: Any = initial_state(input_data.state)
         self.client = client or ClientMessages(input_data.messages)
         self.owner = owner  # a subagent's subagentRunId (None: the run itself, or a node in "steps" mode)
         self.turn = Turn()
         self.open_id = ""  # id of the open envelope (text/reasoning message or tool call)
+        self.journal: list[Item] = [] if journal is None else journal  # the moves' events (shared with subagents)
+        self.subagent = subagent  # a subagent's translator (``nested``), not the run's own
+        self.halt: str | None = None  # why the run halted (``machine.HALT_REASONS``), once it has
+        self.hook_steps: set[str] = set()  # steps a custom_result_handler started and has not finished
+        self.hook_activities: set[str] = set()  # activity messages a custom_result_handler started
         self.text = TextHandler(self)
         self.tools = ToolHandler(self)
         self.turns = TurnHandler(self)
@@ -125,6 +155,7 @@ class Translator:
             "reasoningContent": self.text.on_reasoning_content,
             "toolUse": self.tools.on_tool_input,
         }
+        # the envelope's closing trigger (``machine.CLOSERS``: which one is the table's answer) -> its END events
         self.closers: dict[str, Callable[[], list[Item]]] = {
             "close_text": self.text.close_text_events,
             "close_reasoning": self.text.close_reasoning_events,
@@ -137,25 +168,40 @@ class Translator:
         moves reach this run's ``on_move`` under its name (a path below nested subagents)."""
         config = StrandsAgentConfig(multiagent_events=self.config.multiagent_events)
         return Translator(self.input, config, facts, id_factory=self.new_id, client=self.client, owner=owner,
-                          on_move=_below(self.on_move, name))
+                          on_move=_below(self.on_move, name), journal=self.journal, subagent=True)
 
     # -- the machine: where the run is, what it may do, every move traced -----------------------------
     def can(self, trigger: str) -> bool:
         """True when the table lets ``trigger`` fire from the current state (its guards aside)."""
         return self.state in LEGAL[trigger]
 
-    def fire(self, trigger: str, cause: str) -> None:
-        """Fire ``trigger``; ``on_move`` sees (cause, trigger, new state)."""
+    def fire(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]:
+        """Fire ``trigger`` with the ``events`` it sends (computed before: events before moves) and return them;
+        ``on_move`` sees (cause, trigger, new state). An illegal move raises ``MachineError`` and sends nothing."""
         self.trigger(trigger)
-        if self.on_move is not None:
-            self.on_move(Move("", cause, trigger, self.state))
+        if self.state == HALTED and trigger in HALT_REASONS:
+            self.halt = HALT_REASONS[trigger]
+        return self._moved(Move("", cause, trigger, self.state), events)
 
-    def move(self, trigger: str, cause: str) -> None:
-        """An internal move (a delta): checked against the table without a dispatch through transitions."""
+    def move(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]:
+        """An internal move (a delta) with its events: checked against the table without a dispatch through
+        transitions."""
         if self.state not in INTERNAL_MOVES[trigger]:
             raise MachineError(f'"Can\'t trigger event {trigger} from state {self.state}!"')
+        return self._moved(Move("", cause, trigger, self.state), events)
+
+    def _moved(self, move: Move, events: Sequence[Item]) -> list[Item]:
+        """The move happened: its events are committed (journaled, a subagent's attributed) and returned."""
+        out = attributed(list(events), self.owner)
+        self.journal.extend(out)
         if self.on_move is not None:
-            self.on_move(Move("", cause, trigger, self.state))
+            self.on_move(move)
+        return out
+
+    def committed(self) -> list[BaseEvent]:
+        """The events of the moves made since the journal was last cleared (the stream loop clears it before each
+        Strands event): what the wire must carry when a handler raised before returning them."""
+        return [item for item in self.journal if isinstance(item, BaseEvent)]
 
     def decline(self, trigger: str, cause: str) -> list[Item]:
         """An input the current state cannot take (``can(trigger)`` is False): set aside, never silently, as a
@@ -185,14 +231,18 @@ class Translator:
         return self.state == HALTED
 
     @property
+    def cancelled(self) -> bool:
+        """The run halted on a cancel (by id, or Strands reporting it cancelled): the table's halt reason."""
+        return self.halt == CANCELLED
+
+    @property
     def paused(self) -> bool:
         return self.state == PAUSED
 
     # -- lifecycle (the stream loop's entry points) ---------------------------------------------------
     def start(self) -> list[Item]:
         """RUN_STARTED and what the client holds first (a run started before its facts: ``RunOpening``)."""
-        self.fire("start_run", "run")
-        return list(run_started(self.input, self.client, self.new_id))
+        return self.fire("start_run", "run", list(run_started(self.input, self.client, self.new_id)))
 
     def finish_run(self) -> list[Item]:
         return self.outcome.finish_run()
@@ -205,12 +255,23 @@ class Translator:
         return self.outcome.cancel()
 
     def close_open(self, cause: str) -> list[Item]:
-        """The one place that closes whatever envelope is open: the closer the table lets fire from here."""
-        for trigger, emit in self.closers.items():
-            if self.state in LEGAL[trigger]:
-                self.fire(trigger, cause)
-                return emit()
-        return []
+        """The one place that closes whatever envelope is open: the closer the table names for this state
+        (``machine.CLOSERS``), fired with the END events its handler computes first."""
+        trigger = CLOSERS.get(self.state)
+        return [] if trigger is None else self.fire(trigger, cause, self.closers[trigger]())
+
+    def abort(self, failure: RunFailure) -> list[Item]:
+        """The last resort when failing the run raised (twice): close what the machine holds open with bare END
+        events (no handler code, nothing that can fail), end open subagents, then RUN_ERROR."""
+        out: list[Item] = []
+        for sub in list(self.subagents.open.values()):
+            out += sub.translator.abort(RunFailure("SUBAGENT_UNFINISHED", "the run failed"))
+        self.subagents.open.clear()
+        if self.state in CLOSERS:
+            out += self.fire(CLOSERS[self.state], "error", bare_end(self.state, self.open_id, self.tools.calls))
+        if self.state not in LEGAL["fail"]:
+            return out
+        return out + self.fire("fail", "error", self.outcome.failed_events(failure, usage=False))
 
     # -- dispatch ---------------------------------------------------------------------------------------
     def handle(self, event: Mapping[str, Any]) -> list[Item]:
@@ -292,10 +353,24 @@ class Translator:
 
 def hook_failed(kind: str, exc: BaseException, context: ToolCallContext | None = None) -> CustomEvent:
     """A failing user hook never ends the run: the client sees this event instead."""
-    value: dict[str, Any] = {"hook": kind, "error": f"{type(exc).__name__}: {exc}"}
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - an exception whose message itself fails
+        text = "(its message could not be read)"
+    value: dict[str, Any] = {"hook": kind, "error": f"{type(exc).__name__}: {text}"}
     if context is not None:
         value.update(tool=context.tool_name, toolCallId=context.tool_use_id)
     return CustomEvent(name=HOOK_ERROR_EVENT, value=value)
+
+
+def bare_end(state: str, open_id: str, calls: Mapping[str, Any]) -> list[Item]:
+    """The END events of the envelope ``state`` holds, from its id alone (``Translator.abort``)."""
+    if state == STREAMING_TEXT:
+        return [TextMessageEndEvent(message_id=open_id)]
+    if state == REASONING:
+        return [ReasoningMessageEndEvent(message_id=open_id), ReasoningEndEvent(message_id=open_id)]
+    record = calls.get(open_id)
+    return [ToolCallEndEvent(tool_call_id=record.wire_id if record is not None else open_id)]
 
 
 def initial_state(state: Any) -> Any:

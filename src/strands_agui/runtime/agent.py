@@ -16,16 +16,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import ExitStack, aclosing
 from typing import Any
 
-from ag_ui.core import BaseEvent, RunAgentInput
+from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 from strands import Agent
-from transitions import MachineError
 
 from ..config import CancelContext, StrandsAgentConfig, maybe_await
 from ..core.facts import NO_FACTS, RunFacts
 from ..core.machine import OnMove
 from ..core.opening import RunOpening
 from ..core.translator import HookCall, Item, Translator, hook_failed, new_id
-from ..errors import RunFailure, RunRefused, adapter_failure, strands_failure
+from ..errors import RunFailure, RunRefused, adapter_failure, building_failure, strands_failure
 from .agents import AgentSource
 from .approval import with_edited_arguments
 from .conversation import conversation
@@ -181,6 +180,10 @@ class StrandsAgent:
         opening = self.opening(input_data, on_move)
         for event in opening.start():
             yield event
+        if opening.failure is not None:  # its first events could not be built (the id factory failed)
+            async for event in _end(opening.translator(NO_FACTS), opening.failure):
+                yield event
+            return
         for event in server.announce() if server is not None else ():
             yield event
         prompt, notes = self._prompt(input_data)
@@ -191,7 +194,7 @@ class StrandsAgent:
         except RunRefused as exc:
             failure: RunFailure = exc.failure
         except Exception as exc:  # noqa: BLE001 - becomes RUN_ERROR
-            failure = strands_failure(exc)
+            failure = building_failure(exc)
         else:
             cancelled = Cancellation(cancel, self.config.on_cancel) if cancel is not None else None
             translator = opening.translator(facts)
@@ -239,32 +242,34 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
     no turn due); ``cancel`` is checked after each (once
     requested, the ``cancel`` move halts the run)."""
     failure: RunFailure | None = None
+    strands_ended = False  # Strands' generator ran to its end (or raised): nothing of it is left suspended
     async with aclosing(source):  # type: ignore[type-var]
         while failure is None and not translator.halted:
             try:
                 event = await anext(source)
             except StopAsyncIteration:
+                strands_ended = True
                 break
             except Exception as exc:  # noqa: BLE001 - Strands' failure becomes RUN_ERROR
-                failure = strands_failure(exc)
+                failure, strands_ended = strands_failure(exc), True
                 break
+            translator.journal.clear()
             try:
                 items = translator.handle(event)
-                for item in items:  # no generator per event: most yield 0 or 1 item
-                    if isinstance(item, HookCall):
-                        async for out in run_hook(item, translator):
-                            yield out
-                    else:
-                        yield item
-            except (MachineError, Exception) as exc:  # noqa: BLE001 - our failure, still a well-formed end
+                if cancel is not None and cancel.requested(translator):
+                    items = [*items, *translator.cancel()]
+            except Exception as exc:  # noqa: BLE001 - our failure, still a well-formed end
+                for committed in translator.committed():  # the moves made before it, with their events
+                    yield committed
                 failure = adapter_failure(exc)
                 break
-            if cancel is not None and cancel.requested(translator):
-                async for closed in perform(translator, translator.cancel()):
-                    yield closed
-            elif not items and pace is not None and (turn := pace()) is not None:
+            async for out in perform(translator, items):
+                yield out
+            if not items and pace is not None and (turn := pace()) is not None:
                 await _paced(turn)
-        if translator.halted and stop is not None:
+        if stop is not None and (translator.halted or (failure is not None and not strands_ended)):
+            # never closed at a yield from outside: Strands unwinds its own generators (and OpenTelemetry
+            # detaches its contexts) when it is cancelled its own way and read to its end
             await _halt(stop, source)
     async for out in _conclude(translator, failure, settle, cancel):
         yield out
@@ -287,11 +292,16 @@ async def _paced(turn: Awaitable[Any]) -> None:
 async def _conclude(translator: Translator, failure: RunFailure | None, settle: Settle | None,
                     cancel: Cancellation | None) -> AsyncIterator[BaseEvent]:
     """After Strands is done: ``on_cancel`` for a cancelled run, the pause bookkeeping, the terminal event."""
-    if cancel is not None and cancel.flag.is_set() and translator.outcome.stop_reason == "cancelled":
+    if cancel is not None and cancel.flag.is_set() and translator.cancelled:
         async for out in cancel.notify(translator):
             yield out
     if settle is not None:
-        settled = settle()
+        try:
+            settled = settle()
+        except Exception as exc:  # noqa: BLE001 - the pause or the thread could not be kept
+            logger.warning("keeping the run's pause or thread failed", exc_info=True)
+            settled = RunFailure("SESSION_ERROR", f"the run's pause or thread could not be kept: "
+                                                  f"{type(exc).__name__}: {exc}")
         failure = failure or settled
     async for out in _end(translator, failure):
         yield out
@@ -347,7 +357,7 @@ async def _drain(source: AsyncIterator[Mapping[str, Any]]) -> None:
 
 
 async def perform(translator: Translator, items: list[Item]) -> AsyncIterator[BaseEvent]:
-    """Emit events and run hooks, in order."""
+    """Emit events and run hooks, in order (a hook never raises: its failure is a ``hook_error``)."""
     for item in items:
         if isinstance(item, HookCall):
             async for event in run_hook(item, translator):
@@ -357,13 +367,37 @@ async def perform(translator: Translator, items: list[Item]) -> AsyncIterator[Ba
 
 
 async def _end(translator: Translator, failure: RunFailure | None) -> AsyncIterator[BaseEvent]:
-    """The terminal events: RUN_FINISHED, or RUN_ERROR; an illegal finish is itself reported as RUN_ERROR."""
+    """The terminal events: RUN_FINISHED, or RUN_ERROR. Ending the run never raises: when finishing or failing
+    it does (an illegal finish: ``INVALID_TRANSITION``; anything else: ``ADAPTER_ERROR``), the events of the
+    moves already made leave, and the run fails again from where it is (:func:`_failed`)."""
+    translator.journal.clear()
     try:
         items = translator.fail_run(failure) if failure else translator.finish_run()
-    except MachineError as exc:
-        items = translator.fail_run(adapter_failure(exc))
+    except Exception as exc:  # noqa: BLE001 - still one terminal event
+        logger.warning("ending the run failed", exc_info=True)
+        items = [*translator.committed(), *_failed(translator, failure or adapter_failure(exc))]
     async for event in perform(translator, items):
         yield event
+
+
+def _failed(translator: Translator, failure: RunFailure) -> list[Item]:
+    """Fail the run after ending it raised: through the handlers again, else with the bare END events of
+    ``Translator.abort``, else (the machine itself broken) RUN_ERROR alone."""
+    translator.journal.clear()
+    try:
+        return translator.fail_run(failure)
+    except Exception:  # noqa: BLE001 - the last resorts follow
+        logger.warning("failing the run failed; closing it with bare END events", exc_info=True)
+    out: list[Item] = list(translator.committed())
+    translator.journal.clear()
+    try:
+        out += translator.abort(failure)
+    except Exception:  # noqa: BLE001
+        logger.exception("closing the run with bare END events failed")
+        out += translator.committed()
+    if not any(isinstance(item, RunErrorEvent | RunFinishedEvent) for item in out):
+        out.append(RunErrorEvent(message=failure.message, code=failure.code))
+    return out
 
 
 __all__ = ["StrandsAgent", "translate"]

@@ -16,6 +16,7 @@ from strands.multiagent.base import MultiAgentBase
 from strands.tools.tools import PythonAgentTool
 from strands.types.tools import ToolResult, ToolUse
 
+from ..errors import ConfigurationError
 from .copying import copy_agent
 from .multiagent import copy_orchestrator
 
@@ -34,6 +35,9 @@ def build_run_agent(source: AgentSource, input_data: RunAgentInput,
     if isinstance(source, MultiAgentBase):
         return copy_orchestrator(source, history)
     agent = source(input_data) if not isinstance(source, Agent) else copy_agent(source)
+    if not isinstance(agent, Agent | MultiAgentBase):
+        raise ConfigurationError(f"the agent factory returned {type(agent).__name__}, not a strands Agent, Swarm "
+                                 "or Graph")
     if isinstance(agent, MultiAgentBase):
         return agent
     if history and not agent.messages:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from transitions.extensions import GraphMachine
 
-from ..core.machine import IDLE, STATES, TRANSITIONS
+from ..core.machine import IDLE, STATES, TRANSITIONS, rows
 
 TITLE = "strands-agui run machine"
 GRAPHVIZ_HINT = ("for the DOT and SVG files too: pip install 'strands-agui[diagrams]' and install Graphviz "
@@ -29,9 +29,24 @@ class _Model:
 
 
 def _graph_machine(engine: Literal["graphviz", "mermaid"]) -> GraphMachine:
-    return GraphMachine(model=_Model(), states=list(STATES), transitions=[dict(row) for row in TRANSITIONS],
+    return GraphMachine(model=_Model(), states=list(STATES), transitions=labelled_rows(),
                         initial=IDLE, auto_transitions=False, graph_engine=engine, show_conditions=True,
                         title=TITLE)
+
+
+def label(row: dict[str, Any]) -> str:
+    """A row's edge label: its trigger, and what the table says besides the move (``closes``: the closer of its
+    envelope; ``halt``: why it halts the run)."""
+    if row.get("closes"):
+        return f"{row['trigger']} (closes)"
+    if "halt" in row:
+        return f"{row['trigger']} (halt: {row['halt']})"
+    return str(row["trigger"])
+
+
+def labelled_rows() -> list[dict[str, Any]]:
+    """The table for ``GraphMachine``: its moves, each labelled (:func:`label`)."""
+    return [{**move, "label": label(row)} for move, row in zip(rows(), TRANSITIONS, strict=True)]
 
 
 def mermaid() -> str:
@@ -123,7 +138,7 @@ def console_dot() -> str:
             dest = row["dest"] or source
             guard = f" [{row['conditions']}]" if "conditions" in row else ""
             kind = "move internal" if row["dest"] is None else "move"
-            graph.edge(source, dest, label=f"{row['trigger']}{guard}", id=f"move-{row['trigger']}-{source}-{dest}",
+            graph.edge(source, dest, label=f"{label(row)}{guard}", id=f"move-{row['trigger']}-{source}-{dest}",
                        **{"class": kind})
     return str(graph.source)
 

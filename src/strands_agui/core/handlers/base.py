@@ -8,9 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from ag_ui.core import BaseEvent
+from ag_ui.core import BaseEvent, SubagentErrorEvent, SubagentFinishedEvent, SubagentStartedEvent
 
 from ...config import ToolCallContext
+from ...errors import IdFactoryError
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,41 @@ class Turn:
 
 def new_id() -> str:
     return str(uuid.uuid4())
+
+
+def checked_ids(factory: Callable[[], str]) -> Callable[[], str]:
+    """A run's id source over the user's ``id_factory``: every id a non-empty ``str`` never issued before in the
+    run, else :class:`~strands_agui.errors.IdFactoryError` (RUN_ERROR ``ID_FACTORY_ERROR``), raised before the
+    move that needed the id (events before moves). A factory already checked is returned as it is."""
+    if getattr(factory, "checked", False):
+        return factory
+    issued: set[str] = set()
+
+    def ids() -> str:
+        try:
+            value = factory()
+        except Exception as exc:  # noqa: BLE001 - the run reports it
+            raise IdFactoryError(f"id_factory raised {type(exc).__name__}: {exc}") from exc
+        if not isinstance(value, str) or not value:
+            raise IdFactoryError(f"id_factory returned {value!r}, not a non-empty str")
+        if value in issued:
+            raise IdFactoryError(f"id_factory returned {value!r} twice in one run: ids must be unique")
+        issued.add(value)
+        return value
+
+    ids.checked = True  # type: ignore[attr-defined]
+    return ids
+
+
+def attributed(items: list[Item], owner: str | None) -> list[Item]:
+    """Stamp ``subagentRunId`` on every event of a subagent that can carry it (its own start and end aside)."""
+    if owner is None:
+        return items
+    for item in items:
+        if isinstance(item, BaseEvent) and "subagent_run_id" in type(item).model_fields \
+                and not isinstance(item, SubagentStartedEvent | SubagentFinishedEvent | SubagentErrorEvent):
+            item.subagent_run_id = owner  # type: ignore[attr-defined]
+    return items
 
 
 def parse_args(args: str) -> Any:

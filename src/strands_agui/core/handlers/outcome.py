@@ -1,9 +1,10 @@
 """Run end: the terminal RUN_FINISHED / RUN_ERROR with what Strands reported about the run (its start,
 RUN_STARTED, needs nothing Strands reports: ``core/opening.py``).
 
-* ``outcome``: ``interrupt`` when the machine ended ``paused`` (the interrupts the run waits for);
-  ``cancelled`` when Strands' stop reason is ``cancelled`` (``agent.cancel()``, a hook's cancel); otherwise
-  ``success``, naming in ``pendingToolCallIds`` the frontend tool calls the client is to answer.
+* ``outcome``: ``interrupt`` when the machine ends ``paused`` (the interrupts the run waits for);
+  ``cancelled`` when the run halted on the ``cancel`` move (a cancel by id, or Strands' ``result`` saying it was
+  cancelled: ``agent.cancel()``, a hook's cancel), the halt reason the table carries; otherwise ``success``,
+  naming in ``pendingToolCallIds`` the frontend tool calls the client is to answer.
 * ``usage``: the token usage every model call of the run reported (raw ``metadata`` chunks), summed per model
   (one ``TokenUsage`` per provider and model id), on RUN_FINISHED and on RUN_ERROR alike. ``inputTokens``
   includes cache reads and writes (AG-UI counts them as parts of it; Strands reports them beside it). The
@@ -34,6 +35,7 @@ from ag_ui.core import (
 
 from ...errors import RunFailure
 from ..jsonsafe import stringified
+from ..machine import CANCELLED, HALTED
 from .base import Item
 from .run import Handler, Outcome, Run
 
@@ -83,35 +85,43 @@ class OutcomeHandler(Handler):
         self.result = stringified(value.model_dump(mode="json") if hasattr(value, "model_dump") else value)
         return []
 
+    # -- the end --------------------------------------------------------------------------------------
     def on_result(self, event: Mapping[str, Any]) -> list[Item]:
         result = event["result"]
         reason = result.get("stop_reason") if isinstance(result, Mapping) else getattr(result, "stop_reason", None)
         if isinstance(reason, str):
             self.stop_reason = reason
+        if reason == "cancelled" and not self.run.subagent and self.run.can("cancel"):
+            return self.halt_cancelled("result")  # Strands cancelled the run (agent.cancel(), a hook)
         return []
 
-    # -- the end --------------------------------------------------------------------------------------
     def cancel(self) -> list[Item]:
         """A cancel by id: close what is open, halt (``cancel``), and finish with outcome ``cancelled``."""
-        out = self.run.close_open("cancel")
-        self.run.fire("cancel", "cancel")
+        out = self.halt_cancelled("cancel")
         self.stop_reason = "cancelled"
         return out
+
+    def halt_cancelled(self, cause: str) -> list[Item]:
+        """The ``cancel`` move (its halt reason is the table's ``cancelled``), once what is open is closed."""
+        out = self.run.close_open(cause)
+        return out + self.run.fire("cancel", cause)
 
     def finish_run(self) -> list[Item]:
         run = self.run
         out = run.close_open("finish") + run.subagents.close_all(failed=False)
-        run.fire("finish", "finish")
         metadata = {"stopReason": self.stop_reason} if self.stop_reason else None
-        return [*out, RunFinishedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id,
-                                       outcome=self.outcome(), usage=self.usage(), result=self.result,
-                                       metadata=metadata)]
+        paused = bool(run.interrupts.waiting) and run.state != HALTED  # the guard of finish -> paused
+        finished = RunFinishedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id,
+                                    outcome=self.outcome(paused), usage=self.usage(), result=self.result,
+                                    metadata=metadata)
+        return out + run.fire("finish", "finish", [finished])
 
-    def outcome(self) -> Any:
-        """The one place a finished run's outcome is decided."""
-        if self.run.paused:
+    def outcome(self, paused: bool) -> Any:
+        """The one place a finished run's outcome is decided: ``paused`` (the machine's ``finish`` goes to
+        ``paused``), else the halt reason the table carries (``cancelled``), else success."""
+        if paused:
             return RunFinishedInterruptOutcome(interrupts=self.run.interrupts.pending())
-        if self.stop_reason == "cancelled":
+        if self.run.halt == CANCELLED:
             return RunFinishedCancelledOutcome()
         return RunFinishedSuccessOutcome(pending_tool_call_ids=self.run.tools.pending() or None)
 
@@ -122,8 +132,10 @@ class OutcomeHandler(Handler):
     def fail_run(self, failure: RunFailure) -> list[Item]:
         run = self.run
         out = run.close_open("error") + run.subagents.close_all(failed=True)
-        run.fire("fail", "error")
-        return [*out, RunErrorEvent(message=failure.message, code=failure.code, usage=self.usage())]
+        return out + run.fire("fail", "error", self.failed_events(failure))
+
+    def failed_events(self, failure: RunFailure, usage: bool = True) -> list[Item]:
+        return [RunErrorEvent(message=failure.message, code=failure.code, usage=self.usage() if usage else None)]
 
 
 def _token_usage(key: ModelKey, totals: Counter[str]) -> TokenUsage:

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from ag_ui.core import Interrupt, RunAgentInput
 
 from ...config import StrandsAgentConfig
+from ...errors import RunFailure
 from ..facts import RunFacts
 from ..snapshot import ClientMessages
 from .base import Item, ToolCallRecord, Turn
@@ -52,6 +53,8 @@ class Outcome(Protocol):
 class Subagents(Protocol):
     def on_results(self, results: list[Mapping[str, Any]], texts: list[str]) -> list[Item]: ...
 
+    open: dict[str, Any]
+
     def close_all(self, failed: bool) -> list[Item]: ...
 
 
@@ -68,6 +71,8 @@ class Run(Protocol):
     turn: Turn
     open_id: str
     state: str
+    subagent: bool  # a subagent's (sub)run, not the run itself
+    halt: str | None  # why the run halted (``machine.HALT_REASONS``), once it has
 
     @property
     def text(self) -> Text: ...
@@ -89,9 +94,11 @@ class Run(Protocol):
 
     def can(self, trigger: str) -> bool: ...
 
-    def fire(self, trigger: str, cause: str) -> None: ...
+    def fire(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]: ...
 
-    def move(self, trigger: str, cause: str) -> None: ...
+    def move(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]: ...
+
+    def abort(self, failure: RunFailure) -> list[Item]: ...
 
     def decline(self, trigger: str, cause: str) -> list[Item]: ...
 

@@ -27,22 +27,19 @@ progress data goes through :func:`~strands_agui.core.jsonsafe.progress_data`, wh
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ag_ui.core import (
     ActivityDeltaEvent,
     ActivitySnapshotEvent,
     AssistantMessage,
-    BaseEvent,
-    SubagentErrorEvent,
-    SubagentFinishedEvent,
     SubagentStartedEvent,
 )
 
 from ..interrupt_map import fields
 from ..jsonsafe import progress_data
-from .base import Item
+from .base import Item, attributed
 from .lifecycles import LIFECYCLES, SUBAGENTS, Lifecycle, Subagent
 from .run import Handler, Run
 
@@ -71,8 +68,8 @@ class SubagentHandler(Handler):
         handoff = self.handoffs.pop(node_id, None)
         parked = self.resumed.pop(node_id, None)
         owner = self.nodes.node_owner(self.run, self._parked_owner(parked) if parked else None)
-        sub = self._open(node_id, node_id, self.nodes, owner=owner, cause="multiagent_node_start", parked=parked)
-        return self.nodes.node_started(self.run, sub, event, handoff)
+        return self._open(node_id, node_id, self.nodes, owner=owner, cause="multiagent_node_start", parked=parked,
+                          started=lambda sub: self.nodes.node_started(self.run, sub, event, handoff))
 
     def on_node_stream(self, event: Mapping[str, Any]) -> list[Item]:
         sub = self.open.get(str(event.get("node_id")))
@@ -138,8 +135,8 @@ class SubagentHandler(Handler):
         if tool_use_id in self.progress:
             return self._progress_delta(tool_use_id, data)
         if isinstance(data, Mapping) and "init_event_loop" in data:  # the first event of the inner agent
-            return self._start_agent_tool(tool_use_id, str(tool_use.get("name"))) + self._forward(
-                self.open[tool_use_id], data)
+            out = self._start_agent_tool(tool_use_id, str(tool_use.get("name")))
+            return out + self._forward(self.open[tool_use_id], data)
         return self._progress_start(tool_use_id, str(tool_use.get("name")), data)
 
     def on_results(self, results: list[Mapping[str, Any]], texts: list[str]) -> list[Item]:
@@ -155,51 +152,56 @@ class SubagentHandler(Handler):
         return out
 
     def _start_agent_tool(self, tool_use_id: str, name: str) -> list[Item]:
-        sub = self._open(tool_use_id, name, SUBAGENTS, owner=self.run.new_id(), cause="tool_stream")
         record = self.run.tools.calls.get(tool_use_id)
         parent_message = (record.parent_message_id or tool_use_id) if record is not None else None
-        return [SubagentStartedEvent(subagent_run_id=sub.run_id, name=name, parent_subagent_run_id=self.run.owner,
-                                     parent_tool_call_id=tool_use_id if record is not None else None,
-                                     parent_message_id=parent_message)]
+        return self._open(tool_use_id, name, SUBAGENTS, owner=self.run.new_id(), cause="tool_stream",
+                          started=lambda sub: [SubagentStartedEvent(
+                              subagent_run_id=sub.run_id, name=name, parent_subagent_run_id=self.run.owner,
+                              parent_tool_call_id=tool_use_id if record is not None else None,
+                              parent_message_id=parent_message)])
 
     def _progress_start(self, tool_use_id: str, name: str, data: Any) -> list[Item]:
-        self.run.move("tool_progress", "tool_stream")
-        message_id = self.progress[tool_use_id] = self.run.new_id()
+        message_id = self.run.new_id()
         content = {"toolCallId": tool_use_id, "toolName": name, "events": [progress_data(data)]}
-        return [ActivitySnapshotEvent(message_id=message_id, activity_type=PROGRESS_ACTIVITY, content=content)]
+        snapshot = ActivitySnapshotEvent(message_id=message_id, activity_type=PROGRESS_ACTIVITY, content=content)
+        out = self.run.move("tool_progress", "tool_stream", [snapshot])
+        self.progress[tool_use_id] = message_id
+        return out
 
     def _progress_delta(self, tool_use_id: str, data: Any) -> list[Item]:
-        self.run.move("tool_progress", "tool_stream")
         patch = [{"op": "add", "path": "/events/-", "value": progress_data(data)}]
-        return [ActivityDeltaEvent(message_id=self.progress[tool_use_id], activity_type=PROGRESS_ACTIVITY,
-                                   patch=patch)]  # type: ignore[arg-type]
+        return self.run.move("tool_progress", "tool_stream", [ActivityDeltaEvent(
+            message_id=self.progress[tool_use_id], activity_type=PROGRESS_ACTIVITY, patch=patch)])  # type: ignore[arg-type]
 
     # -- one subagent's life ----------------------------------------------------------------------------------
     def _open(self, key: str, name: str, lifecycle: Lifecycle, *, owner: str | None, cause: str,
-              parked: Collection[str] | None = None) -> Subagent:
-        """A subagent invocation: its own (sub)run, started; a resumed node's parked calls' results come first,
-        on the cards the client holds."""
-        self.run.move("start_subagent", cause)
+              started: Callable[[Subagent], list[Item]], parked: Collection[str] | None = None) -> list[Item]:
+        """A subagent invocation: its own (sub)run, started with the events ``started`` gives (computed before its
+        ``start_run``); a resumed node's parked calls' results come first, on the cards the client holds."""
         nested = self.run.nested(owner, name, self.run.facts.of_subagent(name, parked or None))
-        nested.fire("start_run", cause)
-        sub = self.open[key] = Subagent(name, nested, lifecycle)
-        return sub
+        sub = Subagent(name, nested, lifecycle)
+        events = started(sub)
+        self.run.move("start_subagent", cause)
+        out = nested.fire("start_run", cause, events)
+        self.open[key] = sub
+        return out
 
     def _forward(self, sub: Subagent, inner: Any) -> list[Item]:
         if not isinstance(inner, Mapping):
             return []
-        return _attributed(sub.translator.handle(inner), sub.translator.owner)
+        return attributed(sub.translator.handle(inner), sub.translator.owner)
 
     def _finish(self, key: str, result: str | None) -> list[Item]:
-        sub = self.open.pop(key)
-        return self._end(sub, "finish") + sub.lifecycle.finished(sub, result)
+        sub = self.open[key]
+        return self._end(key, "finish", sub.lifecycle.finished(sub, result))
 
     def _suspend(self, key: str, interrupts: Any) -> list[Item]:
         """The node waits for its interrupts: its own machine ends ``paused``; a resume continues it."""
-        sub = self.open.pop(key)
+        sub = self.open[key]
         ids = [interrupt.id for interrupt in sub.translator.interrupts.wait_for(interrupts)]
+        out = self._end(key, "finish", sub.lifecycle.suspended(sub, ids))
         self.suspended[key] = sub
-        return self._end(sub, "finish") + sub.lifecycle.suspended(sub, ids)
+        return out
 
     def _parked_owner(self, parked: Collection[str]) -> str | None:
         """The ``subagentRunId`` of the suspended invocation: the client's message holding the parked calls."""
@@ -209,16 +211,20 @@ class SubagentHandler(Handler):
         return None
 
     def _fail(self, key: str, message: str, code: str) -> list[Item]:
-        sub = self.open.pop(key)
-        return self._end(sub, "fail") + sub.lifecycle.failed(sub, message, code)
+        sub = self.open[key]
+        return self._end(key, "fail", sub.lifecycle.failed(sub, message, code))
 
-    def _end(self, sub: Subagent, trigger: str) -> list[Item]:
+    def _end(self, key: str, trigger: str, ending: list[Item]) -> list[Item]:
+        """End the open subagent ``key``: close what it holds open, then its ``finish`` / ``fail`` with ``ending``
+        (its SUBAGENT_FINISHED / ERROR, computed before the move); it stays open until that move is made."""
+        sub = self.open[key]
         nested = sub.translator
-        out = nested.close_open(trigger) + nested.subagents.close_all(trigger == "fail")
-        nested.fire(trigger, trigger)
+        out = attributed(nested.close_open(trigger) + nested.subagents.close_all(trigger == "fail"), nested.owner)
+        out += nested.fire(trigger, trigger, ending)
+        del self.open[key]
         self.run.outcome.absorb(nested.outcome)  # the run's usage includes its subagents' model calls
         self.run.move("end_subagent", trigger)
-        return _attributed(out, nested.owner)
+        return out
 
     def close_all(self, failed: bool) -> list[Item]:
         """End every subagent still open: the run ends (or fails) before Strands said they stopped."""
@@ -228,17 +234,6 @@ class SubagentHandler(Handler):
             out += self._fail(key, reason, UNFINISHED)
         self.progress.clear()
         return out
-
-
-def _attributed(items: list[Item], owner: str | None) -> list[Item]:
-    """Stamp ``subagentRunId`` on every event of a subagent that can carry it."""
-    if owner is None:
-        return items
-    for item in items:
-        if isinstance(item, BaseEvent) and "subagent_run_id" in type(item).model_fields \
-                and not isinstance(item, SubagentStartedEvent | SubagentFinishedEvent | SubagentErrorEvent):
-            item.subagent_run_id = owner  # type: ignore[attr-defined]
-    return items
 
 
 def _get(obj: Any, key: str) -> Any:

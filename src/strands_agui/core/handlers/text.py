@@ -49,10 +49,9 @@ class TextHandler(Handler):
             return []
         run = self.run
         out = [] if run.can("text_delta") else self._open_text()
-        run.move("text_delta", "contentBlockDelta")
         self.text_sink.append(text)
-        out.append(TextMessageContentEvent(message_id=run.open_id, delta=text))
-        return out
+        return out + run.move("text_delta", "contentBlockDelta", [TextMessageContentEvent(message_id=run.open_id,
+                                                                                          delta=text)])
 
     def show_text(self, text: str, cause: str) -> list[Item]:
         """Text the stream never showed (a provider that does not stream): one whole message."""
@@ -69,12 +68,13 @@ class TextHandler(Handler):
     def _open_text(self) -> list[Item]:
         run = self.run
         out = run.close_open("contentBlockDelta")
-        run.fire("open_text", "contentBlockDelta")
-        run.open_id = run.new_id()
-        run.turn.message_ids.append(run.open_id)
-        self.text_sink = run.client.open_text(run.open_id, run.owner)
+        message_id = run.new_id()
+        run.open_id = message_id
+        run.turn.message_ids.append(message_id)
+        self.text_sink = run.client.open_text(message_id, run.owner)
         self.citations = []
-        return [*out, TextMessageStartEvent(message_id=run.open_id, role="assistant")]
+        return out + run.fire("open_text", "contentBlockDelta", [TextMessageStartEvent(message_id=message_id,
+                                                                                       role="assistant")])
 
     def close_text_events(self) -> list[Item]:
         message_id = self.run.open_id
@@ -105,17 +105,17 @@ class TextHandler(Handler):
     def _reasoning_delta(self, text: str) -> list[Item]:
         run = self.run
         out = [] if run.can("reasoning_delta") else self._open_reasoning()
-        run.move("reasoning_delta", "contentBlockDelta")
-        out.append(ReasoningMessageContentEvent(message_id=run.open_id, delta=text))
-        return out
+        return out + run.move("reasoning_delta", "contentBlockDelta",
+                              [ReasoningMessageContentEvent(message_id=run.open_id, delta=text)])
 
     def _open_reasoning(self) -> list[Item]:
         run = self.run
         out = run.close_open("contentBlockDelta")
-        run.fire("open_reasoning", "contentBlockDelta")
-        run.open_id, self.reasoning_signature, self.redacted = run.new_id(), "", b""
-        return [*out, ReasoningStartEvent(message_id=run.open_id),
-                ReasoningMessageStartEvent(message_id=run.open_id, role="reasoning")]
+        message_id = run.new_id()
+        run.open_id, self.reasoning_signature, self.redacted = message_id, "", b""
+        return out + run.fire("open_reasoning", "contentBlockDelta", [
+            ReasoningStartEvent(message_id=message_id),
+            ReasoningMessageStartEvent(message_id=message_id, role="reasoning")])
 
     def close_reasoning_events(self) -> list[Item]:
         message_id = self.run.open_id

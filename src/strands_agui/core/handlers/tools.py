@@ -82,19 +82,17 @@ class ToolHandler(Handler):
 
     def args_fragment(self, tool_use_id: str, fragment: str, cause: str) -> list[Item]:
         run = self.run
-        run.move("tool_args", cause)
         out: list[Item] = []
         record = self.calls[tool_use_id]
         record.chunks.append(fragment)
         if run.config.behavior(record.name).args_streamer is None:
             record.shown.append(fragment)
             out.append(ToolCallArgsEvent(tool_call_id=record.wire_id, delta=fragment))
-        return out
+        return run.move("tool_args", cause, out)
 
     def announce(self, tool_use_id: str, name: str, cause: str) -> list[Item]:
         run = self.run
         out = run.close_open(cause)
-        run.fire("open_tool_call", cause)
         parent = run.turn.text_message_id
         # Two subagents (or a provider that names calls after their tool) may reuse a Strands id: each call
         # the client sees still gets an id of its own, or the first card would be overwritten.
@@ -104,11 +102,10 @@ class ToolHandler(Handler):
         run.turn.tool_use_ids.append(tool_use_id)
         run.open_id = tool_use_id
         predicted = run.config.behavior(name).predict_state_payload()
-        if predicted:
-            out.append(CustomEvent(name="PredictState", value=predicted))
-        out.append(ToolCallStartEvent(tool_call_id=wire_id, tool_call_name=name,
-                                      parent_message_id=record.parent_message_id))
-        return out
+        start: list[Item] = [CustomEvent(name="PredictState", value=predicted)] if predicted else []
+        start.append(ToolCallStartEvent(tool_call_id=wire_id, tool_call_name=name,
+                                        parent_message_id=record.parent_message_id))
+        return out + run.fire("open_tool_call", cause, start)
 
     def show_unstreamed(self, tool_use: Mapping[str, Any]) -> list[Item]:
         """A call the model's final message holds but the stream never showed: announce, args, end."""
@@ -186,8 +183,9 @@ class ToolHandler(Handler):
         results = [b["toolResult"] for b in message.get("content") or []
                    if isinstance(b, Mapping) and isinstance(b.get("toolResult"), Mapping)]
         texts = [result_text(r.get("content")) for r in results]
-        out = self.run.subagents.on_results(results, texts)
+        ended = self.run.subagents.on_results(results, texts)  # agent-as-tool subagents end (their own moves)
         self.batch, self.snapshot_only = [], False
+        out: list[Item] = []
         for result, text in zip(results, texts, strict=True):
             out += self._tool_result(result, text)
         skip = all(config.behavior(c.tool_name).skip_messages_snapshot for c in self.batch)
@@ -195,8 +193,7 @@ class ToolHandler(Handler):
             out.append(MessagesSnapshotEvent(messages=self.run.client.snapshot()))
         for context in self.batch:
             out += _result_hooks(config.behavior(context.tool_name), context)
-        self.run.fire("receive_results", "message")
-        return out
+        return ended + self.run.fire("receive_results", "message", out)
 
     def _tool_result(self, result: Mapping[str, Any], text: str) -> list[Item]:
         """One result, ``text`` being :func:`result_text` of its content."""

@@ -70,9 +70,8 @@ class TurnHandler(Handler):
             tool_use = block.get("toolUse")
             if isinstance(tool_use, Mapping) and tool_use.get("toolUseId") not in run.tools.calls:
                 out += run.tools.show_unstreamed(tool_use)
-        if run.turn.needs_snapshot:
-            out.append(MessagesSnapshotEvent(messages=run.client.snapshot()))
-        run.fire("end_turn", "message")
+        corrected = [MessagesSnapshotEvent(messages=run.client.snapshot())] if run.turn.needs_snapshot else []
+        out += run.fire("end_turn", "message", corrected)
         run.turn = Turn()
         return out
 
