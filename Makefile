@@ -11,7 +11,8 @@
 #   make bench     strands-agui vs ag_ui_strands==1.0.2 and the no-adapter floor: closed loop, open loop, in process
 #   make bench-profile  py-spy on ours and the floor at 20 runs/s: where the CPU per run goes (bench/profile.py)
 #   make soak      server RSS over 10,000 runs on new threads (RUNS=...)
-#   make fuzz      10,000 generated Strands runs through the translator + schemathesis, all phases (tests/fuzz.py)
+#   make fuzz      10,000 generated Strands runs through the translator, 2,000 runs with an injected fault,
+#                  schemathesis, all phases (tests/fuzz.py)
 #   make lint      ruff + mypy + lint-imports (the layers, no import cycle)
 #   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
 

@@ -1,12 +1,15 @@
-"""``make fuzz``: the translator against generated Strands logs, then schemathesis at full strength.
+"""``make fuzz``: the translator against generated Strands logs, then fault injection, then schemathesis at full
+strength.
 
-    python -m tests.fuzz [--runs 10000] [--sample 100] [--schemathesis 300]
+    python -m tests.fuzz [--runs 10000] [--sample 100] [--faults 2000] [--schemathesis 300]
 
 Every generated run (``tests/strands_events.py``) is replayed through ``StrandsAgent.replay``; its AG-UI
 events must pass ag-ui-validate with no error or warning, start with RUN_STARTED, end with exactly one
 terminal event and never report an adapter bug. A sample of the streams also goes through the official
-client (``--strict``). Prints the counts; exits non-zero on the first failure (hypothesis shrinks it and
-prints a replayable log).
+client (``--strict``). Then ``--faults`` generated runs of a real Strands agent with one fault each
+(``tests/support/faults.py``: a handler, the encoder, a user callable or a tool raising or returning junk), every
+stream through ag-ui-validate and both official client generations. Prints the counts; exits non-zero on the
+first failure (hypothesis shrinks it and prints a replayable log or case).
 """
 
 from __future__ import annotations
@@ -91,10 +94,37 @@ def fuzz(runs: int, sample: int) -> tuple[int, int, int]:
     return counts[0], counts[1], counts[2]
 
 
+def faults(runs: int) -> tuple[int, dict[str, int]]:
+    """``runs`` generated runs with one injected fault each (``tests/support/faults.py``); every stream is checked
+    by ag-ui-validate as it comes and by both official client generations at the end. Returns the run count and
+    the terminal codes seen."""
+    from collections import Counter
+
+    from tests.support.faults import Case, cases, check_clients
+    from tests.support.faults import check as check_faulty
+
+    streams: list[list[dict[str, Any]]] = []
+    codes: Counter[str] = Counter()
+
+    @settings(max_examples=runs, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(cases())
+    def one(case: Case) -> None:
+        events = check_faulty(case)
+        streams.append(events)
+        codes[events[-1].get("code", events[-1]["type"])] += 1
+
+    one()
+    for start in range(0, len(streams), 500):  # one node process per generation and batch
+        check_clients(streams[start:start + 500])
+    return len(streams), dict(codes)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10_000, help="generated Strands runs (default 10000)")
     parser.add_argument("--sample", type=int, default=100, help="of them, checked by the official client")
+    parser.add_argument("--faults", type=int, default=2000, help="generated runs with one injected fault each "
+                        "(default 2000); 0 skips them")
     parser.add_argument("--schemathesis", type=int, default=300, help="schemathesis examples per operation "
                         "(all phases); 0 skips it")
     args = parser.parse_args(argv)
@@ -102,6 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"fuzz: {runs} generated Strands runs ({strands_events} Strands events -> {agui_events} AG-UI events): "
           f"0 failures (ag-ui-validate 0 errors/warnings, no exception, no adapter error); "
           f"official client --strict accepted a sample of {min(args.sample, runs)}")
+    if args.faults:
+        count, codes = faults(args.faults)
+        print(f"fuzz: {count} runs with one injected fault each: every stream valid for ag-ui-validate and both "
+              f"official client generations, no 'Failed to detach context'; terminal events {codes}")
     if args.schemathesis:
         env = {**os.environ, "STRANDS_AGUI_FUZZ_EXAMPLES": str(args.schemathesis), "STRANDS_AGUI_FUZZ_PHASES": "all"}
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",

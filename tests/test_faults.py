@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -19,9 +20,10 @@ from strands import Agent, tool
 from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior
 from strands_agui.core.snapshot import ClientMessages
 from strands_agui.errors import ERROR_CODES
-from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
+from strands_agui.tooling.scripted import Fail, ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import dump_events
-from tests.oracles import check_ag_ui_validate, check_official_client_batch
+from tests.oracles import check_ag_ui_validate
+from tests.support.faults import ENCODER, Case, check, check_clients, fault_at
 
 INPUT = RunAgentInput.model_validate({"threadId": "t", "runId": "r", "messages": [
     {"id": "u1", "role": "user", "content": "go"}]})
@@ -72,8 +74,7 @@ def _official_clients() -> Any:
     """Both client generations read every stream this module produced, one node process each."""
     yield
     if STREAMS:
-        for client in ("1.0.0", "0.0.59"):
-            check_official_client_batch(STREAMS, client=client)
+        check_clients(STREAMS)
         STREAMS.clear()
 
 
@@ -181,3 +182,53 @@ def test_an_agent_factory_that_raises_is_a_configuration_error() -> None:
 def test_an_agent_factory_returning_junk_is_a_configuration_error() -> None:
     events = run(StrandsAgent(lambda _input: "not an agent"))
     assert events[-1]["code"] == "CONFIGURATION_ERROR", events[-1]
+
+
+# -- through the driver: the encoder, closing on the error path, on_move --------------------------------------
+
+
+def served(case: Case) -> list[dict[str, Any]]:
+    events = check(case)  # both oracles' in-process checks, one terminal, a documented code, no detach error
+    STREAMS.append(events)
+    return events
+
+
+@pytest.mark.parametrize("nth", [9, 10])
+def test_an_event_that_cannot_be_encoded_mid_arguments_leaves_arguments_the_client_parses(nth: int) -> None:
+    """ENCODING_ERROR cut the run after a TOOL_CALL_ARGS that held half the arguments: the official client read
+    them as not JSON. The driver now completes and ends the client's open calls before the RUN_ERROR."""
+    events = served(Case(turns=TOOL_TURNS, point=ENCODER, nth=nth))
+    assert [e["type"] for e in events][-2:] == ["TOOL_CALL_END", "RUN_ERROR"]
+    assert events[-1]["code"] == "ENCODING_ERROR"
+    args = "".join(e["delta"] for e in events if e["type"] == "TOOL_CALL_ARGS")
+    assert json.loads(args) is not None
+
+
+def test_closing_a_text_on_the_error_path_that_raises_does_not_escape_the_end() -> None:
+    """A handler fails mid-text, then closing that text on the error path raises too: ``_end`` caught only
+    MachineError, so run() itself raised and the driver's RUN_ERROR came without the text's END. Now the run
+    fails again from where it is, and the text is closed (bare END, ``Translator.abort``)."""
+    with fault_at("text.close", 1):
+        events = served(Case(turns=[[Text("Half a sentence here")]], point="text.delta", nth=2))
+    assert [e["type"] for e in events][-2:] == ["TEXT_MESSAGE_END", "RUN_ERROR"]
+    assert events[-1]["code"] == "ADAPTER_ERROR"
+
+
+def test_failing_the_run_that_raises_keeps_the_original_failure() -> None:
+    events = served(Case(turns=[[Text("Half a sentence"), Fail(RuntimeError("model down"))]], point="outcome.fail",
+                         nth=1))
+    assert [e["type"] for e in events][-2:] == ["TEXT_MESSAGE_END", "RUN_ERROR"]
+    assert events[-1]["code"] == "STRANDS_ERROR", events[-1]
+
+
+def test_an_on_move_callback_that_raises_at_the_start_still_gives_run_started_first() -> None:
+    events = served(Case(turns=TOOL_TURNS, on_move_at=1))
+    assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
+    assert events[-1]["code"] == "ADAPTER_ERROR"
+
+
+def test_a_run_started_that_cannot_be_encoded_still_starts_the_stream() -> None:
+    """ENCODING_ERROR on the first event gave a stream that began with RUN_ERROR; a bare RUN_STARTED goes first."""
+    events = served(Case(turns=TOOL_TURNS, point=ENCODER, nth=1))
+    assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
+    assert events[-1]["code"] == "ENCODING_ERROR"

@@ -23,7 +23,9 @@ ERROR_CODES: dict[str, str] = {
     "STRANDS_ERROR": "Any other exception raised by the Strands stream, e.g. the model provider's own error.",
     "INVALID_TRANSITION": "The adapter met a Strands event it cannot place in the run (a bug: please report it).",
     "ADAPTER_ERROR": "The adapter itself failed while translating an event (a bug: please report it).",
-    "ENCODING_ERROR": "An AG-UI event could not be serialized for the transport.",
+    "ENCODING_ERROR": "An AG-UI event could not be serialized for the transport; the run is cut short there (the "
+    "client's open tool calls get parseable arguments and their END first; a RUN_STARTED that cannot be serialized "
+    "is replaced by a bare one).",
     "ID_FACTORY_ERROR": "The StrandsAgent's id_factory raised, returned something other than a non-empty str, or "
     "returned an id it had already given in the run (ids must be unique); what was sent before is closed.",
     "CONFIGURATION_ERROR": "The run's agent could not be built from the configuration: the agent factory raised "

@@ -46,7 +46,7 @@ class RunOpening:
     def start(self) -> list[BaseEvent]:
         """Fire ``start_run`` and return the run's first events (computed first: events before moves). When they
         cannot be built (the id factory failed), the run still starts, with RUN_STARTED alone, and ``failure``
-        says why it must end at once."""
+        says why it must end at once (as it does when ``on_move`` raises)."""
         try:
             events = run_started(self.input, self.client, self.id_factory)
         except Exception as exc:  # noqa: BLE001 - the run reports it after its RUN_STARTED
@@ -55,7 +55,10 @@ class RunOpening:
                                       parent_run_id=self.input.parent_run_id)]
         self.trigger("start_run")
         if self.on_move is not None:
-            self.on_move(Move("", "run", "start_run", self.state))
+            try:
+                self.on_move(Move("", "run", "start_run", self.state))
+            except Exception as exc:  # noqa: BLE001 - the move is made: its events leave, then RUN_ERROR
+                self.failure = self.failure or adapter_failure(exc)
         return events
 
     def translator(self, facts: RunFacts) -> Translator:

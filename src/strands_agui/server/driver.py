@@ -33,8 +33,16 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
-from ag_ui.core import EventType, RunErrorEvent
+from ag_ui.core import (
+    EventType,
+    RunErrorEvent,
+    RunStartedEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
 
+from ..core.results import complete_json
 from .pacing import Pacer
 
 logger = logging.getLogger("strands_agui.server.streaming")  # the served runs' one logger, as before the driver
@@ -114,6 +122,7 @@ class RunDriver:
         self._timer: asyncio.Timeout | None = None  # the watcher's current wake-up
         self._due: asyncio.TimerHandle | None = None  # wakes the watcher when the oldest pending frame is due
         self.cut_short = False  # the run ended on a frame of ours (ENCODING_ERROR): it is still inside Strands
+        self.calls = OpenCalls()  # the tool calls on the wire not ended yet (closed when the run is cut short)
 
     def move(self, phase: Phase) -> None:
         """Change phase, as the table allows. ``stopped`` is final, and it is the watcher's: a stop that came
@@ -183,6 +192,10 @@ class RunDriver:
                 self.move(Phase.FORWARDING)
                 frame, ended = encode_or_error(self.encode, event)
                 self.cut_short = ended and event.type not in TERMINAL
+                if self.cut_short:  # the client's open tool calls get parseable arguments and their END first
+                    frame = self.calls.closing(self.encode) + frame
+                else:
+                    self.calls.see(event)
                 await self._queue(frame, ended, loop.time())
                 if not ended and (turn := self.pace()) is not None:
                     await turn  # fairness: a run holds the loop for one slice at most
@@ -310,6 +323,40 @@ class RunDriver:
         host.cancel()
 
 
+class OpenCalls:
+    """The tool calls whose TOOL_CALL_END has not gone out, with the arguments sent so far. A run cut short by an
+    event that cannot be encoded (ENCODING_ERROR) ends them first, their arguments completed to parse (the client
+    parses them; text, reasoning and subagents left open before a RUN_ERROR are valid as they are)."""
+
+    __slots__ = ("args",)
+
+    def __init__(self) -> None:
+        self.args: dict[str, str] = {}
+
+    def see(self, event: Any) -> None:
+        kind = type(event)
+        if kind is ToolCallArgsEvent:
+            if event.tool_call_id in self.args:
+                self.args[event.tool_call_id] += event.delta
+        elif kind is ToolCallStartEvent:
+            self.args[event.tool_call_id] = ""
+        elif kind is ToolCallEndEvent:
+            self.args.pop(event.tool_call_id, None)
+
+    def closing(self, encode: Encode) -> bytes:
+        out = b""
+        for call_id, args in self.args.items():
+            suffix = complete_json(args) if args else ""
+            try:
+                if suffix:
+                    out += encode(ToolCallArgsEvent(tool_call_id=call_id, delta=suffix))
+                out += encode(ToolCallEndEvent(tool_call_id=call_id))
+            except Exception:  # noqa: BLE001 - the RUN_ERROR still goes out
+                logger.warning("could not close tool call %s of a run cut short", call_id, exc_info=True)
+        self.args.clear()
+        return out
+
+
 def encode_or_error(encode: Encode, event: Any) -> tuple[bytes, bool]:
     """The frame for ``event`` and whether it ends the run. An event that cannot be serialized becomes a
     RUN_ERROR ``ENCODING_ERROR`` frame, which ends the run."""
@@ -319,7 +366,19 @@ def encode_or_error(encode: Encode, event: Any) -> tuple[bytes, bool]:
         kind = getattr(event.type, "value", event.type)
         logger.warning("could not serialize a %s event: %s", kind, exc)
         message = f"A {kind} event could not be serialized: {exc}"
-        return encode(RunErrorEvent(message=message, code="ENCODING_ERROR")), True
+        return _started(encode, event) + encode(RunErrorEvent(message=message, code="ENCODING_ERROR")), True
+
+
+def _started(encode: Encode, event: Any) -> bytes:
+    """When the event that cannot be serialized is RUN_STARTED, the bare RUN_STARTED its RUN_ERROR needs before it
+    (a stream never begins with RUN_ERROR); b"" otherwise, or when that cannot be serialized either."""
+    if event.type is not EventType.RUN_STARTED or not isinstance(event, RunStartedEvent):
+        return b""
+    try:
+        return encode(RunStartedEvent(thread_id=event.thread_id, run_id=event.run_id))
+    except Exception:  # noqa: BLE001 - the RUN_ERROR alone, as before
+        logger.warning("could not serialize a bare RUN_STARTED either", exc_info=True)
+        return b""
 
 
 async def finish(run: AsyncIterator[Any]) -> None:
