@@ -86,3 +86,14 @@ def test_predict_state_from_a_generator_serves_every_run() -> None:
     one = PredictStateMapping(state_key="s", tool="lookup", tool_argument="city")
     behavior = ToolBehavior(predict_state=(m for m in [one]))
     assert behavior.predict_state_payload() == behavior.predict_state_payload() == [one.to_payload()]
+
+
+@pytest.mark.parametrize("agent", ["my_agent", 3, None])
+def test_a_strands_agent_of_no_agent_is_refused(agent: Any) -> None:
+    with pytest.raises(TypeError, match="StrandsAgent agent must be a strands Agent, Swarm or Graph"):
+        StrandsAgent(agent)
+
+
+def test_a_config_of_the_wrong_type_is_refused() -> None:
+    with pytest.raises(TypeError, match="StrandsAgent config must be a StrandsAgentConfig"):
+        StrandsAgent(Agent(model=ScriptedModel([]), callback_handler=None), config={"raw_events": True})  # type: ignore[arg-type]

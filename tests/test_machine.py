@@ -154,3 +154,27 @@ def test_the_docs_show_the_current_diagram_and_error_codes() -> None:
     assert table is not None
     rows = re.findall(r"^\| `(\w+)` \| (.+) \|$", table.group(1), re.M)
     assert dict(rows) == ERROR_CODES
+
+
+def test_each_envelope_state_has_one_closer_in_the_table() -> None:
+    """Which closer ``close_open`` fires is the table's (rows marked ``closes``), one per envelope state, each
+    leaving it for ``ready``; the translator maps each closer to its END events."""
+    from strands_agui.core.machine import CLOSERS, READY
+    from strands_agui.core.translator import Translator
+
+    closing = [row for row in TRANSITIONS if row.get("closes")]
+    assert sorted(CLOSERS) == sorted(s for row in closing for s in sources(row)) == sorted(
+        ["streaming_text", "reasoning", "in_tool_call"])
+    assert all(row["dest"] == READY for row in closing)
+    from ag_ui.core import RunAgentInput
+
+    translator = Translator(RunAgentInput.model_validate({"threadId": "t", "runId": "r", "messages": []}))
+    assert set(CLOSERS.values()) == set(translator.closers) == {"close_text", "close_reasoning", "close_tool_call"}
+
+
+def test_halt_reasons_are_the_rows_into_halted() -> None:
+    from strands_agui.core.machine import HALT_REASONS, HALTED
+
+    into_halted = {row["trigger"] for row in TRANSITIONS if row["dest"] == HALTED}
+    assert set(HALT_REASONS) == into_halted
+    assert HALT_REASONS == {"end_turn": "frontend_tool", "receive_results": "stop_after_result", "cancel": "cancelled"}

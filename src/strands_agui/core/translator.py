@@ -181,21 +181,24 @@ class Translator:
         self.trigger(trigger)
         if self.state == HALTED and trigger in HALT_REASONS:
             self.halt = HALT_REASONS[trigger]
-        return self._moved(Move("", cause, trigger, self.state), events)
+        return self._moved(cause, trigger, events)
 
     def move(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]:
         """An internal move (a delta) with its events: checked against the table without a dispatch through
-        transitions."""
+        transitions (the hot path: one per delta)."""
         if self.state not in INTERNAL_MOVES[trigger]:
             raise MachineError(f'"Can\'t trigger event {trigger} from state {self.state}!"')
-        return self._moved(Move("", cause, trigger, self.state), events)
+        return self._moved(cause, trigger, events)
 
-    def _moved(self, move: Move, events: Sequence[Item]) -> list[Item]:
-        """The move happened: its events are committed (journaled, a subagent's attributed) and returned."""
-        out = attributed(list(events), self.owner)
-        self.journal.extend(out)
+    def _moved(self, cause: str, trigger: str, events: Sequence[Item]) -> list[Item]:
+        """The move happened: its events are committed (journaled, a subagent's attributed), then ``on_move``
+        sees it; the events are returned."""
+        out = events if type(events) is list else list(events)
+        if self.owner is not None:
+            attributed(out, self.owner)
+        self.journal += out
         if self.on_move is not None:
-            self.on_move(move)
+            self.on_move(Move("", cause, trigger, self.state))
         return out
 
     def committed(self) -> list[BaseEvent]:

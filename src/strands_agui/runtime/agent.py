@@ -18,6 +18,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 from strands import Agent
+from strands.multiagent.base import MultiAgentBase
 
 from ..config import CancelContext, StrandsAgentConfig, maybe_await
 from ..core.facts import NO_FACTS, RunFacts
@@ -67,6 +68,9 @@ class StrandsAgent:
     def __init__(self, agent: AgentSource, name: str = "strands_agent", description: str = "",
                  config: StrandsAgentConfig | None = None, *, id_factory: Callable[[], str] = new_id,
                  sessions: SessionStore | None = None, threads: bool | None = None) -> None:
+        if not isinstance(agent, Agent | MultiAgentBase) and not callable(agent):
+            raise TypeError("StrandsAgent agent must be a strands Agent, Swarm or Graph, or a factory "
+                            f"(RunAgentInput) -> one of them, not {type(agent).__name__}")
         if config is not None and not isinstance(config, StrandsAgentConfig):
             raise TypeError(f"StrandsAgent config must be a StrandsAgentConfig or None, not {type(config).__name__}")
         if not callable(id_factory):
