@@ -214,6 +214,25 @@ def test_closing_a_text_on_the_error_path_that_raises_does_not_escape_the_end() 
     assert events[-1]["code"] == "ADAPTER_ERROR"
 
 
+def test_closing_that_raises_twice_ends_with_bare_ends() -> None:
+    """Closing the text raises on the error path and again when the run fails a second time: the last resort
+    (``Translator.abort``) closes it with a bare END, then RUN_ERROR."""
+    with fault_at("text.close", 1), fault_at("text.close", 1):  # the first two calls raise
+        events = served(Case(turns=[[Text("Half a sentence here")]], point="text.delta", nth=2))
+    assert [e["type"] for e in events][-2:] == ["TEXT_MESSAGE_END", "RUN_ERROR"]
+
+
+def test_a_subagent_whose_close_raises_twice_ends_with_its_error() -> None:
+    """The same inside an agent called as a tool: its text gets a bare END and the subagent its SUBAGENT_ERROR,
+    attributed to it, before the run's RUN_ERROR."""
+    with fault_at("text.close", 1), fault_at("text.close", 1):
+        events = served(Case(turns=[[ToolUse("researcher", {"input": "find it"})], [Text("Done.")]],
+                             point="text.delta", nth=2))
+    types = [e["type"] for e in events]
+    assert types[-3:] == ["TEXT_MESSAGE_END", "SUBAGENT_ERROR", "RUN_ERROR"], types
+    assert events[-3]["subagentRunId"] == events[-2]["subagentRunId"]
+
+
 def test_failing_the_run_that_raises_keeps_the_original_failure() -> None:
     events = served(Case(turns=[[Text("Half a sentence"), Fail(RuntimeError("model down"))]], point="outcome.fail",
                          nth=1))

@@ -42,7 +42,7 @@ from .facts import NO_FACTS, RunFacts
 from .handlers.base import HookCall, Item, Turn, attributed, checked_ids, new_id
 from .handlers.interrupts import InterruptHandler
 from .handlers.outcome import OutcomeHandler
-from .handlers.subagents import SubagentHandler
+from .handlers.subagents import UNFINISHED, SubagentHandler
 from .handlers.text import TextHandler
 from .handlers.tools import ToolHandler
 from .handlers.turns import TurnHandler
@@ -263,18 +263,20 @@ class Translator:
         trigger = CLOSERS.get(self.state)
         return [] if trigger is None else self.fire(trigger, cause, self.closers[trigger]())
 
-    def abort(self, failure: RunFailure) -> list[Item]:
+    def abort(self, failure: RunFailure, ending: Sequence[Item] | None = None) -> list[Item]:
         """The last resort when failing the run raised (twice): close what the machine holds open with bare END
-        events (no handler code, nothing that can fail), end open subagents, then RUN_ERROR."""
+        events (no handler code, nothing that can fail), end open subagents with their error, then ``fail`` with
+        ``ending`` (RUN_ERROR of ``failure`` for the run; a subagent's own error event for a subagent)."""
         out: list[Item] = []
-        for sub in list(self.subagents.open.values()):
-            out += sub.translator.abort(RunFailure("SUBAGENT_UNFINISHED", "the run failed"))
-        self.subagents.open.clear()
+        for key, sub in list(self.subagents.open.items()):
+            out += attributed(sub.translator.abort(failure, sub.lifecycle.failed(sub, failure.message, UNFINISHED)),
+                              sub.translator.owner)
+            del self.subagents.open[key]
         if self.state in CLOSERS:
             out += self.fire(CLOSERS[self.state], "error", bare_end(self.state, self.open_id, self.tools.calls))
         if self.state not in LEGAL["fail"]:
             return out
-        return out + self.fire("fail", "error", self.outcome.failed_events(failure, usage=False))
+        return out + self.fire("fail", "error", ending if ending is not None else self.outcome.failed_events(failure))
 
     # -- dispatch ---------------------------------------------------------------------------------------
     def handle(self, event: Mapping[str, Any]) -> list[Item]:

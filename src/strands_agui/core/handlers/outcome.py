@@ -134,8 +134,8 @@ class OutcomeHandler(Handler):
         out = run.close_open("error") + run.subagents.close_all(failed=True)
         return out + run.fire("fail", "error", self.failed_events(failure))
 
-    def failed_events(self, failure: RunFailure, usage: bool = True) -> list[Item]:
-        return [RunErrorEvent(message=failure.message, code=failure.code, usage=self.usage() if usage else None)]
+    def failed_events(self, failure: RunFailure) -> list[Item]:
+        return [RunErrorEvent(message=failure.message, code=failure.code, usage=self.usage())]
 
 
 def _token_usage(key: ModelKey, totals: Counter[str]) -> TokenUsage:
