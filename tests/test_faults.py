@@ -251,3 +251,11 @@ def test_a_run_started_that_cannot_be_encoded_still_starts_the_stream() -> None:
     events = served(Case(turns=TOOL_TURNS, point=ENCODER, nth=1))
     assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
     assert events[-1]["code"] == "ENCODING_ERROR"
+
+
+@pytest.mark.parametrize("team", ["swarm", "graph"])
+def test_a_swarm_or_graph_our_code_fails_is_unwound_without_the_detach_error(team: str) -> None:
+    """A Swarm or Graph has no ``cancel``: after our own failure it was closed at a ``yield`` from outside, and
+    OpenTelemetry logged "Failed to detach context". It is now cancelled at its next await and unwinds itself."""
+    events = served(Case(turns=[], team=team, point="subagents.node_stream", nth=3))
+    assert events[-1]["code"] == "ADAPTER_ERROR"

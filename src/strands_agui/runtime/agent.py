@@ -52,6 +52,7 @@ Settle = Callable[[], RunFailure | None]  # after Strands is done, before the te
 Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emitted nothing: a loop turn to await,
 # or None (a server's fairness: ``server.pacing.Pacer`` gives one per time slice)
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
+UNWIND_LIMIT = 10_000  # events a failed Swarm/Graph may still yield before it is closed outright
 
 
 class StrandsAgent:
@@ -271,10 +272,12 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                 yield out
             if not items and pace is not None and (turn := pace()) is not None:
                 await _paced(turn)
+        # never closed at a yield from outside: Strands unwinds its own generators (and OpenTelemetry detaches
+        # its contexts) when it is cancelled its own way and read to its end, or cancelled at its next await
         if stop is not None and (translator.halted or (failure is not None and not strands_ended)):
-            # never closed at a yield from outside: Strands unwinds its own generators (and OpenTelemetry
-            # detaches its contexts) when it is cancelled its own way and read to its end
             await _halt(stop, source)
+        elif failure is not None and not strands_ended:
+            await _unwind(source)
     async for out in _conclude(translator, failure, settle, cancel):
         yield out
 
@@ -283,6 +286,31 @@ async def _halt(stop: Callable[[], Any], source: AsyncIterator[Mapping[str, Any]
     """Ask Strands to end a halted run its own way, and read it to its end."""
     stop()
     await _drain(source)
+
+
+async def _unwind(source: AsyncIterator[Mapping[str, Any]]) -> None:
+    """End a Strands run that has no ``cancel`` (a Swarm or Graph) after our own failure: resume it with a
+    cancellation pending, so it raises ``CancelledError`` at its next await and unwinds its own generators;
+    what it still yields is discarded."""
+    task = asyncio.current_task()
+    assert task is not None
+    task.cancel()
+    delivered = False
+    try:
+        for _ in range(UNWIND_LIMIT):
+            await anext(source)
+    except asyncio.CancelledError:
+        delivered = True
+    except StopAsyncIteration:
+        pass
+    except Exception:  # noqa: BLE001 - the run already failed for the client
+        logger.debug("Strands raised while unwinding a failed run", exc_info=True)
+    if not delivered:
+        try:
+            await asyncio.sleep(0)  # the cancellation is still pending: take it here
+        except asyncio.CancelledError:
+            pass
+    task.uncancel()
 
 
 async def _paced(turn: Awaitable[Any]) -> None:
