@@ -24,6 +24,7 @@ from ..runtime.agent import StrandsAgent
 from ..runtime.threads import DEFAULT_PAGE, MAX_PAGE, StoredThread, Threads
 from .principals import principal_of
 from .settings import EndpointSettings
+from .validation import check_id
 
 
 class _Camel(BaseModel):
@@ -76,6 +77,7 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
 
     def get_thread(request: Request, thread_id: str) -> ThreadView:
         """The caller's thread: messages, state, pending interrupts."""
+        check_id(thread_id, "threadId")
         threads = agent.thread_store()
         thread = _stored(lambda: threads.load(thread_id, principal_of(request))) if threads else None
         if thread is None:
@@ -84,6 +86,7 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
 
     def delete_thread(request: Request, thread_id: str) -> Response:
         """Forget the caller's thread and its pause."""
+        check_id(thread_id, "threadId")
         threads: Threads | None = agent.thread_store()
         if threads is None or not _stored(lambda: threads.delete(thread_id, principal_of(request))):
             raise HTTPException(404, _NOT_FOUND)

@@ -43,6 +43,20 @@ PARSER_MAX_DEPTH = 200  # pydantic_core.from_json refuses deeper documents itsel
 IMAGE_FORMATS = tuple(mime.removeprefix("image/") for mime in IMAGE_MAGIC)  # png jpeg gif webp: Strands' ImageContent
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what the model providers accept (Bedrock, OpenAI, Anthropic)
 
+# The id grammar (docs/security.md "Ids"): a threadId, runId or parentRunId is 1-256 characters of
+# ``A-Za-z0-9_.:~+=@-`` starting with a letter, digit or ``_``: every id the server accepts is a single URL path
+# segment that needs no encoding (no ``/``, ``%``, ``?``, ``#``, no ``.``/``..`` segment), a safe header value, and
+# printable ASCII; store keys never rely on it (they are hashed or namespaced). UUIDs, ULIDs and the ids CopilotKit,
+# ``@ag-ui/client`` and the console make all match. An interrupt id is Strands' own (``v1:<kind>:<ids>``, where a
+# Swarm node's id is an agent's name, so it may hold spaces): 1-512 printable ASCII characters.
+MAX_ID = 256
+ID_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_.:~+=@-]{0,255}$"
+ID = re.compile(ID_PATTERN)
+ID_RULE = "1-256 characters of A-Za-z0-9_.:~+=@- starting with a letter, digit or _"
+MAX_INTERRUPT_ID = 512
+INTERRUPT_ID = re.compile(r"[\x20-\x7e]{1,512}")
+INTERRUPT_ID_RULE = "1-512 printable ASCII characters"
+
 Error = dict[str, Any]
 
 
@@ -179,8 +193,29 @@ def run_input_errors(input_data: RunAgentInput, limits: RequestLimits,
         yield _error(("messages",), f"{len(input_data.messages)} messages; at most {limits.max_messages} "
                      "(max_messages)", "too_long")
         return
+    yield from id_errors(input_data)
     yield from _message_errors(input_data, media)
     yield from _tool_errors(input_data)
+
+
+def id_errors(input_data: RunAgentInput) -> Iterator[Error]:
+    """The ids of the input that break the id grammar (see ``ID_PATTERN``), each naming its field."""
+    for field, value in (("threadId", input_data.thread_id), ("runId", input_data.run_id),
+                         ("parentRunId", input_data.parent_run_id)):
+        if value is not None and not ID.fullmatch(value):
+            yield _error((field,), f"{field} {value[:80]!r} is not an id: {ID_RULE}", "string_pattern_mismatch")
+    for index, entry in enumerate(input_data.resume or ()):
+        if not INTERRUPT_ID.fullmatch(entry.interrupt_id):
+            yield _error(("resume", index, "interruptId"), f"interruptId {entry.interrupt_id[:80]!r} is not an "
+                         f"interrupt id: {INTERRUPT_ID_RULE}", "string_pattern_mismatch")
+
+
+def check_id(value: str, field: str) -> str:
+    """``value`` when it is an id (``ID_PATTERN``), else 422 naming the path parameter ``field``."""
+    if not ID.fullmatch(value):
+        raise RequestValidationError([{"type": "string_pattern_mismatch", "loc": ("path", field), "input": None,
+                                       "msg": f"{field} {value[:80]!r} is not an id: {ID_RULE}"}])
+    return value
 
 
 def _error(loc: tuple[str | int, ...], msg: str, kind: str = "value_error") -> Error:
