@@ -63,7 +63,7 @@ def _seconds(name: str, text: str | None, default: float, *, zero: bool = False,
     """``text`` as a number of seconds > 0 (``inf`` allowed; 0 too when ``zero``; a whole number >= 1 when
     ``whole``); ``default`` when unset or wrong (logged)."""
     try:
-        value = float(text) if text else default
+        value = float(text) if text else float(default)
     except ValueError:
         value = -1.0
     wrong = not (value >= 0 if zero else value > 0) or (whole and (not value.is_integer() or value < 1))
