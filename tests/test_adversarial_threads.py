@@ -9,23 +9,31 @@ cases is in docs/reliability.md ("Adversarial cases (issue 25): threads and S3")
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from strands.session import S3SessionManager
+from strands.types.session import Session, SessionAgent, SessionType
 
-from strands_agui import S3Sessions
+from strands_agui import FileSessions, S3Sessions
 from strands_agui.examples.human_in_the_loop import build_agent
+from strands_agui.runtime.sessions import session_id
+from strands_agui.runtime.threads import StoredThread, Threads
 from strands_agui.server.endpoint import add_ping, add_strands_fastapi_endpoint
 from tests.live import LiveServer
 from tests.principal_app import principal
-from tests.support.s3 import BUCKET, MotoS3, aws_env, moto_s3
-from tests.support.workers import ROUTE, held_messages
+from tests.support.agents import echo_model, strands_agent
+from tests.support.s3 import BUCKET, MotoS3, aws_env, moto_s3, recorded_s3_requests
+from tests.support.workers import ROUTE, held_messages, serve
 
 pytestmark = pytest.mark.slow  # a moto process; each frozen-store case waits out the store's timeouts
 
@@ -155,3 +163,130 @@ def test_frozen_s3_thread_routes_answer_503_within_the_bound(s3: MotoS3) -> None
                 took = time.monotonic() - started
                 assert answer.status_code == 503 and "session store" in answer.json()["detail"], answer.text
                 assert took < store.call_seconds + SLACK, f"{method} {url}: {took:.1f} s"
+
+
+def test_a_brownout_of_40_list_calls_starves_nothing_else(s3: MotoS3, tmp_path: Path) -> None:
+    app, store = hitl_app()
+    chat = strands_agent(echo_model(), sessions=FileSessions(tmp_path), threads=False)
+    add_strands_fastapi_endpoint(app, chat, "/chat", auth=principal)  # a sync auth: FastAPI's thread pool
+    with LiveServer(app) as server, ThreadPoolExecutor(max_workers=40) as pool:
+        with s3.frozen():
+            started = time.monotonic()
+            lists = [pool.submit(_timed_list, server.url, token) for token in [ALICE, BOB] * 20]
+            time.sleep(0.5)  # every list call is waiting on the frozen store
+            ping = time.monotonic()
+            assert httpx.get(server.url + "/ping", timeout=30).status_code == 200
+            ran = httpx.post(server.url + "/chat", json=ask(), headers=headers(BOB), timeout=60)
+            served = time.monotonic() - ping
+            assert ran.status_code == 200 and '"RUN_FINISHED"' in ran.text
+            assert served < 1.5, f"/ping and a run took {served:.1f} s beside 40 list calls on a frozen store"
+            answers = [call.result() for call in lists]
+        bound = 2 * store.call_seconds + SLACK  # a wait for one of the routes' threads, then one call
+        assert all(status == 503 for status, _ in answers), answers
+        assert max(took for _, took in answers) < bound, f"{max(t for _, t in answers):.1f} s after {started}"
+
+
+def _timed_list(url: str, token: str) -> tuple[int, float]:
+    started = time.monotonic()
+    answer = httpx.get(f"{url}{ROUTE}/threads", headers=headers(token), timeout=120)
+    return answer.status_code, time.monotonic() - started
+
+
+FORGED = {
+    "5,000 nested [ (was 500 RecursionError)": base64.urlsafe_b64encode(b"[" * 5000).decode(),
+    "not base64": "not a cursor!",
+    "the old shape, valid base64 JSON": base64.urlsafe_b64encode(json.dumps([1e308, "x"]).encode()).decode(),
+    "a JSON object": base64.urlsafe_b64encode(b'{"threadId": "x", "updated": 1}').decode(),
+    "JSON nulls": base64.urlsafe_b64encode(b"[null, null]").decode(),
+    "non-ASCII": "\u00e9\u00e8\u4e2d" * 10,
+    "8 KB": "0" * 8192,
+    "NUL": "0000000000000000-agui-u-" + "0" * 39 + "\x00",
+    "a path": "../../alice/index/0",
+}
+
+
+def test_forged_cursors_are_400_and_another_principals_cursor_lists_only_your_own(s3: MotoS3) -> None:
+    app, store = hitl_app()
+    threads = Threads(store)
+    mine = {who: [f"{who}-{i}-{uuid.uuid4().hex[:6]}" for i in range(3)] for who in ("alice", "bob")}
+    for who, ids in mine.items():
+        for thread_id in ids:
+            threads.keep(StoredThread(thread_id, who, [{"id": "u", "role": "user", "content": "hi"}]))
+    with LiveServer(app) as server:
+        base = f"{server.url}{ROUTE}/threads"
+        for case, cursor in FORGED.items():
+            answer = httpx.get(base, params={"cursor": cursor}, headers=headers(ALICE))
+            assert answer.status_code == 400 and "cursor" in answer.json()["detail"], (case, answer.text)
+        alices = httpx.get(base, params={"limit": 1}, headers=headers(ALICE)).json()
+        assert alices["nextCursor"] and alices["threads"][0]["threadId"] == mine["alice"][-1]
+        theirs = alices["nextCursor"]
+        for cursor in (theirs, "0" * 16 + theirs[16:], "9" * 16 + theirs[16:]):
+            page = httpx.get(base, params={"cursor": cursor, "limit": 100}, headers=headers(BOB))
+            assert page.status_code == 200, page.text
+            assert {t["threadId"] for t in page.json()["threads"]} <= set(mine["bob"]), "only bob's own"
+
+
+def test_listing_reads_the_callers_records_only(s3: MotoS3) -> None:
+    store = S3Sessions(BUCKET, f"t-{uuid.uuid4().hex[:8]}")
+    threads = Threads(store)
+    for i in range(30):
+        threads.keep(StoredThread(f"a-{i}", "alice", [{"id": "u", "role": "user", "content": f"alice {i}"}]))
+    for i in range(2):
+        threads.keep(StoredThread(f"b-{i}", "bob", [{"id": "u", "role": "user", "content": f"bob {i}"}]))
+    with recorded_s3_requests() as sent:
+        found, cursor = threads.page("bob", 20)
+    assert [t.thread_id for t in found] == ["b-1", "b-0"] and cursor is None
+    assert len(sent.keys("LIST")) == 1 and len(sent.keys("GET")) == 2, sent.seen  # was 1 LIST + 32 GETs
+    assert not any("alice" in t.title for t in found)
+    bobs = {key.split("/")[2] for _, key in sent.seen}
+    assert len(bobs) == 1, f"every request within bob's folder: {sent.seen}"
+    with recorded_s3_requests() as sent:
+        found, cursor = threads.page("alice", 5)
+    assert [t.thread_id for t in found] == [f"a-{i}" for i in range(29, 24, -1)] and cursor is not None
+    assert len(sent.keys("LIST")) == 1 and len(sent.keys("GET")) == 5, sent.seen
+    seen = []
+    while cursor is not None:
+        page, cursor = threads.page("alice", 7, cursor)
+        seen += [t.thread_id for t in page]
+    assert seen == [f"a-{i}" for i in range(24, -1, -1)], "every thread once, in order, across pages"
+
+
+def test_a_thread_of_the_old_layout_is_read_and_moved_by_its_next_keep(s3: MotoS3) -> None:
+    store = S3Sessions(BUCKET, f"t-{uuid.uuid4().hex[:8]}")
+    sid = session_id("old", "alice")
+    old = S3SessionManager("agui-threads", BUCKET, f"{store.prefix}/threads")  # how threads were kept before
+    old.create_session(Session(session_id=sid, session_type=SessionType.AGENT))
+    old.create_agent(sid, SessionAgent(agent_id="agui", conversation_manager_state={}, state={
+        "threadId": "old", "principal": "alice", "messages": [{"id": "u", "role": "user", "content": "before"}],
+        "state": None, "interrupts": [], "title": "before", "updated": 1.0}))
+    threads = Threads(store)
+    assert threads.load("old", "bob") is None
+    kept = threads.load("old", "alice")
+    assert kept is not None and kept.messages[0]["content"] == "before"
+    assert threads.page("alice")[0] == [], "not listed until its next run"
+    threads.keep(kept)
+    assert [t.thread_id for t in threads.page("alice")[0]] == ["old"]
+    assert not s3.client().list_objects_v2(Bucket=BUCKET, Prefix=f"{store.prefix}/threads/session_{sid}/") \
+        .get("KeyCount"), "the old layout's objects are gone"
+    assert threads.delete("old", "alice") and threads.load("old", "alice") is None
+
+
+def test_two_workers_page_with_each_others_cursors(s3: MotoS3) -> None:
+    prefix = f"t-{uuid.uuid4().hex[:8]}"
+    env = {**s3.env, "STRANDS_AGUI_THREADS": "1"}
+    with serve(f"s3://{BUCKET}/{prefix}", 2, "tests.threads_app:app", env=env) as url:
+        ids = [f"w-{i}-{uuid.uuid4().hex[:6]}" for i in range(5)]
+        for thread_id in ids:
+            answer = httpx.post(url + "/chat", json=ask(thread_id), headers=headers(ALICE), timeout=60)
+            assert answer.status_code == 200 and '"RUN_FINISHED"' in answer.text
+        listed: list[str] = []
+        cursor = None
+        for _ in range(10):  # each page on a new connection: either worker
+            params = {"limit": 1, **({"cursor": cursor} if cursor else {})}
+            page = httpx.get(f"{url}/chat/threads", params=params, headers=headers(ALICE)).json()
+            listed += [t["threadId"] for t in page["threads"]]
+            cursor = page["nextCursor"]
+            if cursor is None:
+                break
+        assert listed == ids[::-1]
+        assert not httpx.get(f"{url}/chat/threads", headers=headers(BOB)).json()["threads"]

@@ -47,17 +47,16 @@ from strands import Agent
 from strands.multiagent.base import MultiAgentBase
 from strands.session import S3SessionManager
 from strands.session.session_manager import SessionManager
-from strands.session.session_repository import SessionRepository
 from strands.types.exceptions import SessionException
 
 from ..errors import RunRefused
 from .sessions import (
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RETENTION_SECONDS,
-    THREADS_SESSION,
     SessionStore,
     initialize_session,
     session_id,
+    thread_key,
 )
 
 logger = logging.getLogger(__name__)
@@ -188,7 +187,6 @@ class S3Sessions(SessionStore):
         else:
             self.breaker.install(client.meta.events)
         self.client = client
-        self._threads: S3SessionManager | None = None
 
     def errors(self) -> contextlib.AbstractContextManager[None]:
         """This store's failures as ``SessionException`` (a transport failure opens its breaker)."""
@@ -202,18 +200,43 @@ class S3Sessions(SessionStore):
             raise ValueError(f"{url!r}: give s3://BUCKET or s3://BUCKET/PREFIX")
         return cls(bucket, prefix, **kwargs)
 
-    def threads_repository(self) -> SessionRepository:
-        if self._threads is None:
-            self._threads = self._strands_manager(THREADS_SESSION, self._key("threads"))
-        return self._threads
+    def _thread_key(self, key: str) -> str:
+        return self._key("threads", thread_key(key))
 
-    def thread_session_ids(self) -> list[str]:
-        root = self._key("threads", "session_")
+    def thread_read(self, key: str) -> bytes | None:
         with self.errors():
-            pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=root,
-                                                                          Delimiter="/")
-            names = [p["Prefix"][len(root):].rstrip("/") for page in pages for p in page.get("CommonPrefixes", ())]
-        return [name for name in names if name != THREADS_SESSION]
+            try:
+                answer = self.client.get_object(Bucket=self.bucket, Key=self._thread_key(key))
+            except ClientError as exc:
+                if _code(exc) in ("NoSuchKey", "404"):
+                    return None
+                raise
+            return bytes(answer["Body"].read())
+
+    def thread_write(self, key: str, data: bytes) -> None:
+        with self.errors():
+            self.client.put_object(Bucket=self.bucket, Key=self._thread_key(key), Body=data)
+
+    def thread_delete(self, key: str) -> None:
+        with self.errors():
+            self.client.delete_object(Bucket=self.bucket, Key=self._thread_key(key))
+
+    def thread_names(self, folder: str, after: str, count: int) -> list[str]:
+        root = self._thread_key(folder)
+        start = {"StartAfter": root + after} if after else {}
+        with self.errors():
+            answer = self.client.list_objects_v2(Bucket=self.bucket, Prefix=root, Delimiter="/", MaxKeys=count,
+                                                 **start)
+        return [item["Key"][len(root):] for item in answer.get("Contents", ())]
+
+    def thread_delete_folder(self, folder: str) -> None:
+        root = self._thread_key(folder)
+        with self.errors():
+            pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=root)
+            for page in pages:
+                keys = [{"Key": item["Key"]} for item in page.get("Contents", ())]
+                if keys:
+                    self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": keys})
 
     def _key(self, *parts: str) -> str:
         return "/".join((self.prefix, *parts) if self.prefix else parts)
