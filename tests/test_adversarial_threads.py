@@ -21,12 +21,12 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from strands.session import S3SessionManager
+from strands.session import FileSessionManager, S3SessionManager
 from strands.types.session import Session, SessionAgent, SessionType
 
 from strands_agui import FileSessions, S3Sessions
 from strands_agui.examples.human_in_the_loop import build_agent
-from strands_agui.runtime.sessions import session_id
+from strands_agui.runtime.sessions import SessionStore, session_id
 from strands_agui.runtime.threads import StoredThread, Threads
 from strands_agui.server.endpoint import add_ping, add_strands_fastapi_endpoint
 from tests.live import LiveServer
@@ -40,6 +40,7 @@ pytestmark = pytest.mark.slow  # a moto process; each frozen-store case waits ou
 ALICE, BOB = "alice-token", "bob-token"
 LEASE_SECONDS = 2.0
 SLACK = 2.0  # seconds beyond the documented bound: a loaded 2-core machine
+SPEAKING = 0.1  # seconds per chunk of a resumed model's answer (S3 freezes or dies while it speaks)
 
 
 @pytest.fixture(scope="module")
@@ -106,14 +107,14 @@ def stream_until(url: str, body: dict[str, Any], event_type: str, then: Any) -> 
     return events, time.monotonic() - at
 
 
-def speaking(events: list[dict[str, Any]], delay: float) -> float:
-    """How long the scripted model spoke (``delay`` per chunk): Strands writes its message once it is done."""
-    return delay * sum(e["type"] == "TEXT_MESSAGE_CONTENT" for e in events)
+def speaking(events: list[dict[str, Any]]) -> float:
+    """How long the scripted model spoke (``SPEAKING`` per chunk): Strands writes its message once it is done."""
+    return SPEAKING * sum(e["type"] == "TEXT_MESSAGE_CONTENT" for e in events)
 
 
 def test_s3_frozen_mid_resume_ends_session_error_within_the_bound_and_keeps_the_thread(s3: MotoS3) -> None:
     # the resumed model's words come slowly: S3 freezes while it speaks; the breaker closes with the lease
-    app, store = hitl_app(delay=0.3, cooldown=LEASE_SECONDS)
+    app, store = hitl_app(delay=SPEAKING, cooldown=LEASE_SECONDS)
     with LiveServer(app) as server:
         resume = paused(server.url)
         try:
@@ -121,7 +122,7 @@ def test_s3_frozen_mid_resume_ends_session_error_within_the_bound_and_keeps_the_
         finally:
             s3.thaw()
         assert code(events) == "SESSION_ERROR", events[-1]  # was STRANDS_ERROR (Strands' own write timed out)
-        assert took < store.call_seconds + SLACK + speaking(events, 0.3), f"{took:.1f} s"
+        assert took < store.call_seconds + SLACK + speaking(events), f"{took:.1f} s"
         time.sleep(LEASE_SECONDS + 0.5)  # the failed run could not release its lease: it expires (the breaker closes)
         kept = httpx.get(f"{server.url}{ROUTE}/threads/{resume['threadId']}", headers=headers(ALICE))
         assert kept.status_code == 200 and kept.json()["messages"][0]["content"] == "fly me to Porto"
@@ -143,12 +144,12 @@ def test_s3_frozen_when_a_resume_starts_ends_session_error_within_the_bound(s3: 
 
 def test_s3_killed_mid_run_ends_session_error() -> None:
     with moto_s3() as s3, aws_env(s3):
-        app, store = hitl_app(delay=0.3)
+        app, store = hitl_app(delay=SPEAKING)
         with LiveServer(app) as server:
             resume = paused(server.url)
             events, took = stream_until(server.url, resume, "TEXT_MESSAGE_CONTENT", s3.kill)
     assert code(events) == "SESSION_ERROR", events[-1]  # was STRANDS_ERROR (EndpointConnectionError)
-    assert took < store.call_seconds + SLACK + speaking(events, 0.3), f"{took:.1f} s"
+    assert took < store.call_seconds + SLACK + speaking(events), f"{took:.1f} s"
 
 
 def test_frozen_s3_thread_routes_answer_503_within_the_bound(s3: MotoS3) -> None:
@@ -226,18 +227,38 @@ def test_forged_cursors_are_400_and_another_principals_cursor_lists_only_your_ow
             assert {t["threadId"] for t in page.json()["threads"]} <= set(mine["bob"]), "only bob's own"
 
 
-def test_listing_reads_the_callers_records_only(s3: MotoS3) -> None:
-    store = S3Sessions(BUCKET, f"t-{uuid.uuid4().hex[:8]}")
+class CountedFiles(FileSessions):
+    """A file store counting what the thread layer reads (the store boundary: the reads themselves are real)."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(directory)
+        self.read: list[str] = []
+
+    def thread_read(self, key: str) -> bytes | None:
+        self.read.append(key)
+        return super().thread_read(key)
+
+    def thread_names(self, folder: str, after: str, count: int) -> list[str]:
+        self.read.append(folder)
+        return super().thread_names(folder, after, count)
+
+
+def seeded(store: SessionStore) -> Threads:
+    """30 threads of alice's, then 2 of bob's."""
     threads = Threads(store)
     for i in range(30):
         threads.keep(StoredThread(f"a-{i}", "alice", [{"id": "u", "role": "user", "content": f"alice {i}"}]))
     for i in range(2):
         threads.keep(StoredThread(f"b-{i}", "bob", [{"id": "u", "role": "user", "content": f"bob {i}"}]))
+    return threads
+
+
+def test_listing_reads_the_callers_records_only(s3: MotoS3) -> None:
+    threads = seeded(S3Sessions(BUCKET, f"t-{uuid.uuid4().hex[:8]}"))
     with recorded_s3_requests() as sent:
         found, cursor = threads.page("bob", 20)
     assert [t.thread_id for t in found] == ["b-1", "b-0"] and cursor is None
     assert len(sent.keys("LIST")) == 1 and len(sent.keys("GET")) == 2, sent.seen  # was 1 LIST + 32 GETs
-    assert not any("alice" in t.title for t in found)
     bobs = {key.split("/")[2] for _, key in sent.seen}
     assert len(bobs) == 1, f"every request within bob's folder: {sent.seen}"
     with recorded_s3_requests() as sent:
@@ -251,10 +272,28 @@ def test_listing_reads_the_callers_records_only(s3: MotoS3) -> None:
     assert seen == [f"a-{i}" for i in range(24, -1, -1)], "every thread once, in order, across pages"
 
 
-def test_a_thread_of_the_old_layout_is_read_and_moved_by_its_next_keep(s3: MotoS3) -> None:
-    store = S3Sessions(BUCKET, f"t-{uuid.uuid4().hex[:8]}")
+def test_listing_on_files_reads_the_callers_folder_only(tmp_path: Path) -> None:
+    store = CountedFiles(tmp_path)
+    threads = seeded(store)
+    store.read.clear()
+    found, cursor = threads.page("bob", 20)
+    assert [t.thread_id for t in found] == ["b-1", "b-0"] and cursor is None
+    assert len(store.read) == 3 and len({key.split("/")[0] for key in store.read}) == 1, store.read
+    store.read.clear()
+    found, cursor = threads.page("alice", 5)
+    assert len(found) == 5 and len(store.read) == 6 and cursor is not None
+
+
+@pytest.mark.parametrize("kind", ["s3", "files"])
+def test_a_thread_of_the_old_layout_is_read_and_moved_by_its_next_keep(s3: MotoS3, tmp_path: Path, kind: str) -> None:
     sid = session_id("old", "alice")
-    old = S3SessionManager("agui-threads", BUCKET, f"{store.prefix}/threads")  # how threads were kept before
+    store: SessionStore
+    if kind == "s3":
+        store = S3Sessions(BUCKET, f"t-{uuid.uuid4().hex[:8]}")
+        old: Any = S3SessionManager("agui-threads", BUCKET, f"{store.prefix}/threads")  # how 0.1.0 kept threads
+    else:
+        store = FileSessions(tmp_path)
+        old = FileSessionManager("agui-threads", storage_dir=str(tmp_path / "threads"))
     old.create_session(Session(session_id=sid, session_type=SessionType.AGENT))
     old.create_agent(sid, SessionAgent(agent_id="agui", conversation_manager_state={}, state={
         "threadId": "old", "principal": "alice", "messages": [{"id": "u", "role": "user", "content": "before"}],
@@ -266,8 +305,7 @@ def test_a_thread_of_the_old_layout_is_read_and_moved_by_its_next_keep(s3: MotoS
     assert threads.page("alice")[0] == [], "not listed until its next run"
     threads.keep(kept)
     assert [t.thread_id for t in threads.page("alice")[0]] == ["old"]
-    assert not s3.client().list_objects_v2(Bucket=BUCKET, Prefix=f"{store.prefix}/threads/session_{sid}/") \
-        .get("KeyCount"), "the old layout's objects are gone"
+    assert store.thread_read(f"session_{sid}/agents/agent_agui/agent.json") is None, "the old layout's objects are gone"
     assert threads.delete("old", "alice") and threads.load("old", "alice") is None
 
 
