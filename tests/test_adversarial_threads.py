@@ -130,6 +130,17 @@ def test_s3_frozen_mid_resume_ends_session_error_within_the_bound_and_keeps_the_
         assert again[-1]["type"] == "RUN_FINISHED" or code(again) == "INTERRUPT_NOT_FOUND", again[-1]
 
 
+def test_s3_frozen_while_a_new_run_speaks_ends_session_error_when_its_pause_is_kept(s3: MotoS3) -> None:
+    app, store = hitl_app(delay=SPEAKING)
+    with LiveServer(app) as server:
+        try:
+            events, took = stream_until(server.url, ask(), "TEXT_MESSAGE_CONTENT", s3.freeze)
+        finally:
+            s3.thaw()
+    assert code(events) == "SESSION_ERROR", events[-1]  # parking the pause, then keeping the thread, failed
+    assert took < store.call_seconds + SLACK + speaking(events), f"{took:.1f} s"
+
+
 def test_s3_frozen_when_a_resume_starts_ends_session_error_within_the_bound(s3: MotoS3) -> None:
     app, store = hitl_app()
     with LiveServer(app) as server:
