@@ -27,7 +27,7 @@ from strands.types.session import Session, SessionAgent, SessionType
 from strands_agui import FileSessions, S3Sessions
 from strands_agui.examples.human_in_the_loop import build_agent
 from strands_agui.runtime.sessions import SessionStore, session_id
-from strands_agui.runtime.threads import StoredThread, Threads
+from strands_agui.runtime.threads import StoredThread, Threads, owner_of
 from strands_agui.server.endpoint import add_ping, add_strands_fastapi_endpoint
 from tests.live import LiveServer
 from tests.principal_app import principal
@@ -339,3 +339,20 @@ def test_two_workers_page_with_each_others_cursors(s3: MotoS3) -> None:
                 break
         assert listed == ids[::-1]
         assert not httpx.get(f"{url}/chat/threads", headers=headers(BOB)).json()["threads"]
+
+
+def test_entries_left_by_a_crash_or_a_race_list_each_thread_once(tmp_path: Path) -> None:
+    store = FileSessions(tmp_path)
+    threads = Threads(store)
+    thread = StoredThread("t", "alice", [{"id": "u", "role": "user", "content": "hi"}])
+    threads.keep(thread)
+    (first,) = store.thread_names(f"{owner_of('alice')}/index/", "", 10)
+    threads.keep(thread)  # a second run: a new entry, the first removed
+    (second,) = store.thread_names(f"{owner_of('alice')}/index/", "", 10)
+    store.thread_write(f"{owner_of('alice')}/index/{first}", b"")  # a race left the older entry behind
+    newer = f"{int(second[:16]) - 5:016d}{second[16:]}"  # a keep under way: its entry is in, its record not yet
+    store.thread_write(f"{owner_of('alice')}/index/{newer}", b"")
+    found, cursor = threads.page("alice")
+    assert [t.thread_id for t in found] == ["t"] and cursor is None
+    assert store.thread_names(f"{owner_of('alice')}/index/", "", 10) == sorted([newer, second]), \
+        "the older entry removed; the one of a keep under way kept (removed only after an hour)"

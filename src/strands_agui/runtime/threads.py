@@ -101,7 +101,7 @@ class Threads:
     def _record(self, thread_id: str, principal: str | None) -> tuple[StoredThread, bool] | None:
         """The thread and whether it is still in the old layout (None: the principal has no such thread)."""
         sid = session_id(thread_id, principal)
-        data = self.store.thread_read(_record_key(_owner(principal), sid))
+        data = self.store.thread_read(_record_key(owner_of(principal), sid))
         if data is not None:
             return _thread(data), False
         legacy = self.store.thread_read(f"session_{sid}/agents/agent_{AGENT_ID}/agent.json")
@@ -110,7 +110,7 @@ class Threads:
         return _thread(legacy, legacy=True), True
 
     def keep(self, thread: StoredThread) -> None:
-        owner, sid = _owner(thread.principal), session_id(thread.thread_id, thread.principal)
+        owner, sid = owner_of(thread.principal), session_id(thread.thread_id, thread.principal)
         before = self._record(thread.thread_id, thread.principal)
         now = round(time.time(), 6)
         thread.updated = max(now, before[0].updated + 1e-6) if before is not None else now
@@ -133,7 +133,7 @@ class Threads:
         found = self._record(thread_id, principal)
         if found is None:
             return False
-        owner, sid = _owner(principal), session_id(thread_id, principal)
+        owner, sid = owner_of(principal), session_id(thread_id, principal)
         if found[1]:
             self.store.thread_delete_folder(f"session_{sid}/")
         else:
@@ -147,7 +147,7 @@ class Threads:
         """The principal's threads, most recently updated first, ``limit`` at a time from ``cursor``; the next
         cursor (None: no more). Reads the principal's index (one LIST of ``limit + 1`` names) and the record of
         each thread it lists; raises ``ValueError`` for a cursor this server never gives."""
-        owner, after = _owner(principal), _decode(cursor)
+        owner, after = owner_of(principal), _decode(cursor)
         found: list[tuple[str, StoredThread]] = []
         more = False
         while not more:
@@ -188,7 +188,7 @@ _ENTRY = re.compile(r"[0-9]{16}-agui-(u-)?[0-9a-f]{40}")
 STALE_ENTRY_SECONDS = 3600.0  # an index entry whose record never came (a crashed keep) is removed after this
 
 
-def _owner(principal: str | None) -> str:
+def owner_of(principal: str | None) -> str:
     """A principal's folder: a digest, so any principal is a safe file name and S3 key."""
     if principal is None:
         return "anonymous"
