@@ -1,11 +1,11 @@
 """Server-side threads (opt-in): what a principal's thread holds, kept between requests, so a request may send
 only its new messages and a page can list and restore its threads.
 
-A thread is kept in the session store's backend (:class:`~strands_agui.runtime.sessions.SessionStore`
-``threads_repository``: Strands' ``FileSessionManager`` by default, ``S3SessionManager`` for ``s3://``) as one
-Strands session per (principal, threadId) whose ``agui`` agent state holds the AG-UI view: the messages as the
-client holds them after the run (AG-UI messages, with their ids), the shared state, the pending interrupts, a
-title (the first user message) and when it last changed. Each run still rebuilds its Strands conversation from
+A thread is kept in the session store (:class:`~strands_agui.runtime.sessions.SessionStore` ``thread_*``: a
+directory, or S3 for ``s3://``) as one JSON record per (principal, threadId), in a folder of the principal's with
+an index of its threads (:class:`Threads`): the messages as the client holds them after the run (AG-UI messages,
+with their ids), the shared state, the pending interrupts, a title (the first user message) and when it last
+changed. Each run still rebuilds its Strands conversation from
 AG-UI messages (``runtime/conversation.py``), so a stored thread and a client-held one run the same way.
 
 **Policy when the client's history and the stored one disagree: the stored one wins.** The run's messages are
