@@ -180,12 +180,9 @@ class S3Sessions(SessionStore):
         self.config = client_config(connect_timeout, read_timeout, attempts)
         self.call_seconds = attempts * (connect_timeout + read_timeout)  # the longest one call can take
         self.breaker = Breaker(cooldown)
-        self.session = boto3.Session()
-        self.breaker.install(self.session.events)  # every client made from the session: ours, Strands' managers'
         if client is None:
-            client = self.session.client("s3", config=self.config)
-        else:
-            self.breaker.install(client.meta.events)
+            client = boto3.Session().client("s3", config=self.config)
+        self.breaker.install(client.meta.events)
         self.client = client
 
     def errors(self) -> contextlib.AbstractContextManager[None]:
@@ -248,8 +245,11 @@ class S3Sessions(SessionStore):
         return self._strands_manager(generation_id, self._key("data"))
 
     def _strands_manager(self, session: str, prefix: str) -> S3SessionManager:
-        """Strands' S3 session manager of ``session`` under ``prefix``, with this store's timeouts and breaker."""
-        return StoreSessionManager(session, self.bucket, prefix, boto_session=self.session,
+        """Strands' S3 session manager of ``session`` under ``prefix``, with this store's timeouts and breaker (a
+        boto3 session of its own, as Strands makes one: a boto3 session is not safe to share between threads)."""
+        boto = boto3.Session()
+        self.breaker.install(boto.events)
+        return StoreSessionManager(session, self.bucket, prefix, boto_session=boto,
                                    boto_client_config=self.config, endpoint_url=self.client.meta.endpoint_url,
                                    breaker=self.breaker)
 
