@@ -49,12 +49,12 @@ def s3() -> Iterator[MotoS3]:
         yield server
 
 
-def hitl_app(delay: float = 0.0, cooldown: float = 5.0) -> tuple[FastAPI, S3Sessions]:
+def hitl_app(delay: float = 0.0, cooldown: float = 5.0, threads: bool = True) -> tuple[FastAPI, S3Sessions]:
     """The human_in_the_loop example with server-side threads in S3 (a fresh prefix: each test its own store,
     its own breaker), behind the two bearer tokens."""
     store = S3Sessions(BUCKET, f"t-{uuid.uuid4().hex[:8]}", lease_seconds=LEASE_SECONDS, cooldown=cooldown)
     agent = build_agent(env={"STRANDS_AGUI_SCRIPTED_DELAY": str(delay)})
-    agent.sessions, agent.threads = store, True
+    agent.sessions, agent.threads = store, threads
     app = FastAPI()
     add_ping(app)
     add_strands_fastapi_endpoint(app, agent, ROUTE, auth=principal)
@@ -141,8 +141,9 @@ def test_s3_frozen_while_a_new_run_speaks_ends_session_error_when_its_pause_is_k
     assert took < store.call_seconds + SLACK + speaking(events), f"{took:.1f} s"
 
 
-def test_s3_frozen_when_a_resume_starts_ends_session_error_within_the_bound(s3: MotoS3) -> None:
-    app, store = hitl_app()
+@pytest.mark.parametrize("threads", [True, False], ids=["thread-read-first", "lease-first"])
+def test_s3_frozen_when_a_resume_starts_ends_session_error_within_the_bound(s3: MotoS3, threads: bool) -> None:
+    app, store = hitl_app(threads=threads)  # threads off: the resume's first S3 call is taking the lease
     with LiveServer(app) as server:
         resume = paused(server.url)
         with s3.frozen():
