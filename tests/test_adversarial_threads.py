@@ -192,7 +192,7 @@ def test_a_brownout_of_40_list_calls_starves_nothing_else(s3: MotoS3, tmp_path: 
             ran = httpx.post(server.url + "/chat", json=ask(), headers=headers(BOB), timeout=60)
             served = time.monotonic() - ping
             assert ran.status_code == 200 and '"RUN_FINISHED"' in ran.text
-            assert served < 1.5, f"/ping and a run took {served:.1f} s beside 40 list calls on a frozen store"
+            assert served < 3.0, f"/ping and a run took {served:.1f} s beside 40 list calls on a frozen store"
             answers = [call.result() for call in lists]
         bound = 2 * store.call_seconds + SLACK  # a wait for one of the routes' threads, then one call
         assert all(status == 503 for status, _ in answers), answers
