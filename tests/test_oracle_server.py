@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,9 +40,9 @@ def write(path: Path, events: list[dict]) -> str:
 
 
 @contextmanager
-def server(client: str) -> Iterator[Any]:
+def server(client: str, *node_args: str) -> Iterator[Any]:
     """A bare ``--serve`` process; yields ``ask(argv) -> answer``."""
-    proc = subprocess.Popen([oracles._node(), str(CLIENT_SCRIPT), "--serve"], cwd=CLIENT_DIR, text=True,
+    proc = subprocess.Popen([oracles._node(), *node_args, str(CLIENT_SCRIPT), "--serve"], cwd=CLIENT_DIR, text=True,
                             env={**os.environ, "AGUI_CLIENT_DIR": str(CLIENTS[client])},
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     ids = iter(range(1, 1000))
@@ -58,8 +59,8 @@ def server(client: str) -> Iterator[Any]:
     try:
         yield ask
     finally:
-        proc.communicate(input="", timeout=30)  # stdin closed: the server ends by itself
-        assert proc.returncode == 0, proc.stderr
+        _, ask.stderr = proc.communicate(input="", timeout=30)  # type: ignore[attr-defined]  # stdin closed: it ends
+        assert proc.returncode == 0, ask.stderr  # type: ignore[attr-defined]
 
 
 @pytest.fixture(params=[CURRENT, LEGACY])
@@ -119,6 +120,36 @@ def test_a_crashing_check_or_bad_request_does_not_kill_the_server(tmp_path: Path
         no_stdin = ask(["-"])  # stdin carries the requests
         assert no_stdin["exitCode"] == 2 and "request channel" in no_stdin["stderr"]
         assert ask([valid, "--strict"])["report"]["ok"] is True
+
+
+# Checks that leave stray async failures behind: parsing an event whose text says "stray-reject" rejects a
+# promise nobody awaits, "stray-late" throws from a timer once the check is answered.
+STRAY = """
+const parse = JSON.parse;
+JSON.parse = function (text, ...rest) {
+  const t = typeof text === "string" ? text : "";
+  if (t.includes("stray-reject")) Promise.reject(new Error("stray rejection"));
+  if (t.includes("stray-late")) setTimeout(() => { throw new Error("late throw"); }, 1000);
+  return parse.call(this, text, ...rest);
+};
+"""
+
+
+def test_stray_async_failures_fail_their_own_check_only(tmp_path: Path) -> None:
+    (tmp_path / "stray.mjs").write_text(STRAY)
+    valid = write(tmp_path / "valid.jsonl", stream())
+    rejecting = write(tmp_path / "rejecting.jsonl", stream("stray-reject"))
+    late = write(tmp_path / "late.jsonl", stream("stray-late"))
+    with server(CURRENT, "--import", (tmp_path / "stray.mjs").as_uri()) as ask:
+        failed = ask([rejecting, "--strict"])  # what would end the CLI fails this check, and only it
+        assert failed["exitCode"] == 2 and failed["report"]["kind"] == "internal_error"
+        assert "unhandled rejection: Error: stray rejection" in failed["report"]["error"]["message"]
+        assert ask([valid, "--strict"])["exitCode"] == 0
+        assert ask([late, "--strict"])["exitCode"] == 0  # its timers throw once it is answered ...
+        time.sleep(1.5)
+        after = ask([valid, "--strict"])  # ... which neither kills the server nor fails the next check
+        assert after["exitCode"] == 0 and after["report"]["client_warnings"] == []
+    assert "uncaught exception: Error: late throw" in ask.stderr and "after its check was answered" in ask.stderr
 
 
 # ------------------------------------------------------------------------------------------ the pool
