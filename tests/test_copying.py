@@ -184,3 +184,17 @@ async def test_the_agentic_context_preset_is_carried_without_registering_its_too
     [agent] = run_agents
     assert {"summarize_context", "truncate_context", "pin_context"} <= set(agent.tool_names)
     assert agent._context_manager_instance not in (None, template._context_manager_instance)
+
+
+async def test_the_templates_session_manager_never_sees_a_run(tmp_path: Any, run_agents: list[Agent]) -> None:
+    """``session_manager`` is excluded (a run's session is its own: ``session_manager_provider``), and so are the
+    hooks it registered on the template: the run's messages never reach the template's session."""
+    from strands.session.file_session_manager import FileSessionManager
+
+    manager = FileSessionManager(session_id="template", storage_dir=str(tmp_path))
+    template = Agent(model=ScriptedModel(weather_then_done), tools=[book_flight], callback_handler=None,
+                     session_manager=manager)
+    assert (await run(template))[-1]["type"] == "RUN_FINISHED"
+    [agent] = run_agents
+    assert agent._session_manager is None
+    assert manager.list_messages("template", template.agent_id) == []

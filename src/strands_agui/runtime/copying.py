@@ -146,7 +146,8 @@ def copy_agent(template: Agent, **overrides: Any) -> Agent:
             settings[parameter] = option.value
     settings.update(overrides)
     agent = Agent(**settings)
-    copy_hook_callbacks(template.hooks, agent.hooks)
+    # The template's session manager is not the run's (OPTIONS): neither are the hooks it registered.
+    copy_hook_callbacks(template.hooks, agent.hooks, not_of=template._session_manager)
     return agent
 
 
@@ -202,17 +203,30 @@ def per_run_tool(tool: Any) -> Any:
     return fresh
 
 
-def copy_hook_callbacks(template: HookRegistry, registry: HookRegistry) -> None:
+def copy_hook_callbacks(template: HookRegistry, registry: HookRegistry, not_of: Any = None) -> None:
     """Register on ``registry`` the template callbacks a freshly built one does not have (the user's). A
     callback is known by its qualified name, so the hooks a carried plugin, intervention registry, conversation
     manager or retry strategy registered on the copy are not registered a second time (bound to the
-    template's instance)."""
+    template's instance). Callbacks of ``not_of`` (an object the copy does not carry) are not copied."""
     fresh = registry._registered_callbacks
     for event_type, entries in template._registered_callbacks.items():
         known = {_callback_name(entry.callback) for entry in fresh.get(event_type, ())}
         for entry in entries:
-            if _callback_name(entry.callback) not in known:
+            if _callback_name(entry.callback) not in known and (not_of is None or not _of(entry.callback, not_of)):
                 registry.add_callback(event_type, entry.callback, order=entry.order)
+
+
+def _of(callback: Any, owner: Any) -> bool:
+    """``callback`` is a method of ``owner`` or a function closing over it (Strands' session hooks are lambdas)."""
+    if getattr(callback, "__self__", None) is owner:
+        return True
+    for cell in getattr(callback, "__closure__", None) or ():
+        try:
+            if cell.cell_contents is owner:
+                return True
+        except ValueError:  # an empty cell
+            continue
+    return False
 
 
 def _callback_name(callback: Any) -> str:
