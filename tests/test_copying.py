@@ -4,6 +4,8 @@ and what keeps per-agent state is the run's own. Real ``strands.Agent`` runs on 
 from __future__ import annotations
 
 import inspect
+import logging
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -198,3 +200,33 @@ async def test_the_templates_session_manager_never_sees_a_run(tmp_path: Any, run
     [agent] = run_agents
     assert agent._session_manager is None
     assert manager.list_messages("template", template.agent_id) == []
+
+
+class Pooled(Plugin):
+    """A plugin holding what cannot be copied (a lock standing for a client or a pool)."""
+
+    name = "pooled"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()
+
+
+class SharedOnPurpose(Plugin):
+    name = "shared-on-purpose"
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SharedOnPurpose:
+        return self
+
+
+async def test_a_plugin_that_cannot_be_copied_is_shared_with_one_warning(
+        run_agents: list[Agent], caplog: pytest.LogCaptureFixture) -> None:
+    pooled, shared = Pooled(), SharedOnPurpose()
+    template = Agent(model=ScriptedModel(lambda _m: [Text("hi")]), callback_handler=None, plugins=[pooled, shared])
+    with caplog.at_level(logging.WARNING, logger="strands_agui.runtime.copying"):
+        for run_id in ("run-1", "run-2"):
+            assert (await run(template, run_id))[-1]["type"] == "RUN_FINISHED"
+    assert all(a._plugin_registry._plugins["pooled"] is pooled for a in run_agents)
+    assert all(a._plugin_registry._plugins["shared-on-purpose"] is shared for a in run_agents)
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert warning.startswith("Pooled cannot be copied per run (TypeError:")

@@ -173,8 +173,14 @@ def per_run_instance(obj: Any, template: Agent) -> Any:
     try:
         return copy.deepcopy(obj, memo)
     except Exception as error:  # noqa: BLE001 - any failure of a user's object to copy: share it instead
-        logger.warning("%s cannot be copied per run (%s); every run shares it", type(obj).__name__, error)
+        if type(obj) not in _SHARED_WARNED:  # once per class, not once per run
+            _SHARED_WARNED.add(type(obj))
+            logger.warning("%s cannot be copied per run (%s: %s); every run shares it (define __deepcopy__ "
+                           "returning self to share it on purpose)", type(obj).__name__, type(error).__name__, error)
         return obj
+
+
+_SHARED_WARNED: set[type] = set()
 
 
 def _built_in(template: Agent, plugin: Any) -> bool:
