@@ -107,7 +107,7 @@ OPTIONS: dict[str, Carried | Excluded] = {
     "tools": Carried(lambda t: template_tools(t)),
     "system_prompt": Carried(lambda t: t.system_prompt_content),  # content blocks keep cache points
     "structured_output_model": Carried(lambda t: t._default_structured_output_model),
-    "callback_handler": Excluded("the adapter streams the run (stream_async); no printing", None, True),
+    "callback_handler": Excluded("the adapter streams the run (stream_async); no printing", value=None, given=True),
     "conversation_manager": Carried(_conversation_manager),  # a deep copy: it keeps per-agent counters
     "record_direct_tool_call": Carried(lambda t: t.record_direct_tool_call),
     "load_tools_from_directory": Excluded("the template's tools (those loaded too) are copied; no watcher per run"),
