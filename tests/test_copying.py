@@ -230,3 +230,22 @@ async def test_a_plugin_that_cannot_be_copied_is_shared_with_one_warning(
     assert all(a._plugin_registry._plugins["shared-on-purpose"] is shared for a in run_agents)
     [warning] = [r.getMessage() for r in caplog.records]
     assert warning.startswith("Pooled cannot be copied per run (TypeError:")
+
+
+async def test_a_swarm_nodes_copy_carries_its_options_and_registers_plugin_tools_once() -> None:
+    """A Swarm's node agents are copied per run too (``multiagent.py``): the node's background tasks and memory
+    reach its copy, their tools registered by the copy's own plugins (not copied beside them: a duplicate name
+    would fail the run)."""
+    from strands.multiagent import Swarm
+
+    from strands_agui.runtime.multiagent import copy_orchestrator
+
+    node = Agent(name="solo", model=ScriptedModel(lambda _m: [Text("done alone")]), callback_handler=None,
+                 background_tasks=True, memory_manager=MemoryManager([Store()], injection=False))
+    template = Swarm([node], max_handoffs=2, max_iterations=2)
+    events = dump_events([e async for e in StrandsAgent(template).run(run_input("go"))])
+    assert events[-1]["type"] == "RUN_FINISHED"
+    [copied] = [n.executor for n in copy_orchestrator(template, None).nodes.values()]
+    assert copied is not node and copied._background_tasks not in (None, node._background_tasks)
+    assert copied.memory_manager not in (None, node.memory_manager)
+    assert copied.tool_names.count("search_memory") == 1
