@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from strands import Agent, tool
+from strands.agent import ModelRetryStrategy
 from strands.interventions import Deny, InterventionHandler
 from strands.memory import MemoryManager
 from strands.models.routing import ModelRouter
@@ -114,7 +115,8 @@ async def test_every_carried_option_reaches_the_runs_agent(run_agents: list[Agen
         plugins=[plugin], baggage_attributes={"tenant": "acme"}, record_direct_tool_call=False,
         structured_output_prompt="Format it.", concurrent_invocation_mode=ConcurrentInvocationMode.UNSAFE_REENTRANT,
         context_manager="auto", memory_manager=MemoryManager([Store()], injection=False),
-        background_tasks={"never": ["book_flight"]}, interventions=[DenyBooking()], checkpointing=False)
+        background_tasks={"never": ["book_flight"]}, interventions=[DenyBooking()], checkpointing=False,
+        retry_strategy=ModelRetryStrategy(max_attempts=2, initial_delay=0))
     for run_id in ("run-1", "run-2"):
         assert (await run(template, run_id))[-1]["type"] == "RUN_FINISHED"
     first, second = run_agents
@@ -136,6 +138,8 @@ async def test_every_carried_option_reaches_the_runs_agent(run_agents: list[Agen
     plugins = [a._plugin_registry._plugins["counter"] for a in (template, first, second)]
     assert len({id(p) for p in plugins}) == 3 and [p.agents[-1] for p in plugins[1:]] == [first, second]
     assert second not in plugins[1].agents and first not in plugins[2].agents
+    strategies = [a._retry_strategy for a in (template, first, second)]  # it counts one invocation's attempts
+    assert len({id(s) for s in strategies}) == 3 and {s._max_attempts for s in strategies} == {2}
     handlers = [a._intervention_registry.handlers[0] for a in (template, first, second)]
     assert [h.seen for h in handlers] == [[], ["book_flight"], ["book_flight"]]
 

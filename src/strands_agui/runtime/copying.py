@@ -6,7 +6,7 @@ for a stated reason, in the one table :data:`OPTIONS` (``tests/test_copying.py``
 adds a parameter the table does not name). What keeps per-agent state is not shared between runs: the
 background-tasks plugin, the context manager and the memory manager are built afresh from the template's
 configuration (as Strands builds them from the constructor's arguments), and the user's plugins, intervention
-handlers and context strategies are deep copies (:func:`per_run_instance`: models, tools, storage, sandbox and
+handlers, context strategies and the retry strategy are deep copies (:func:`per_run_instance`: models, tools, storage, sandbox and
 the template itself stay shared; an object that must be shared defines ``__deepcopy__`` returning itself).
 The copy holds none of the template's history or invocation state.
 """
@@ -126,7 +126,7 @@ OPTIONS: dict[str, Carried | Excluded] = {
     "memory_manager": Carried(_memory_manager),  # fresh: it keeps the agent's extraction buffer
     "structured_output_prompt": Carried(lambda t: t._structured_output_prompt),
     "tool_executor": Carried(lambda t: t.tool_executor),
-    "retry_strategy": Carried(lambda t: t._retry_strategy),
+    "retry_strategy": Carried(lambda t: per_run_instance(t._retry_strategy, t)),  # it counts a run's attempts
     "concurrent_invocation_mode": Carried(lambda t: t._concurrency._mode),
     "checkpointing": Carried(lambda t: t._checkpointing),
     "sandbox": Carried(lambda t: t._sandbox),
