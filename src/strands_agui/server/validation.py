@@ -10,8 +10,10 @@ Three layers, all FastAPI machinery:
   answers 422 ``json_invalid`` with the reason in ``ctx.error``.
 * **The schema**: pydantic validates ``RunAgentInput`` (422 naming the field).
 * **What the schema cannot say** (:func:`validated_run_input`, a dependency run after the caller's own
-  dependencies): message count, base64 media data, image and document types, media URLs (refused unless the
-  endpoint has a ``fetch_media`` policy; then fetched here, see ``server/media.py``), tool names and JSON
+  dependencies): message count, base64 media data, image, document, video and audio types (no media part is
+  ever dropped: what passes here reaches the model), provider ``file`` handles, video or audio in a tool result,
+  media URLs (refused unless the endpoint has a ``fetch_media`` policy; then fetched here, see
+  ``server/media.py``), tool names and JSON
   schemas, and tool results that answer no tool call. 422, in pydantic's error format.
 """
 
@@ -34,7 +36,8 @@ from jsonschema import SchemaError
 from jsonschema.validators import validator_for
 
 from ..config import MediaFetchPolicy
-from .media import DOCUMENT_FORMATS, IMAGE_MAGIC, MEDIA_PARTS, fetch_parts, scheme_problem
+from ..runtime.conversation import MEDIA_FORMATS, TOOL_RESULT_MEDIA
+from .media import IMAGE_MAGIC, MEDIA_PARTS, fetch_parts, scheme_problem
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 DEFAULT_MAX_MESSAGES = 1_000
@@ -241,14 +244,25 @@ def _message_errors(input_data: RunAgentInput, media: MediaFetchPolicy | None) -
                              "redacted reasoning: its encryptedValue must be base64 data")
         if isinstance(message, UserMessage | ToolMessage) and not isinstance(message.content, str):
             for n, part in enumerate(message.content):
-                yield from _part_errors(part, ("messages", index, "content", n), media)
+                yield from _part_errors(part, ("messages", index, "content", n), media,
+                                        in_tool_result=isinstance(message, ToolMessage))
 
 
-def _part_errors(part: Any, loc: tuple[str | int, ...], media: MediaFetchPolicy | None) -> Iterator[Error]:
+def _part_errors(part: Any, loc: tuple[str | int, ...], media: MediaFetchPolicy | None, *,
+                 in_tool_result: bool = False) -> Iterator[Error]:
+    """Why a media part cannot reach the model as it is sent (none is ever dropped: ``runtime/conversation.py``
+    maps every part this lets through)."""
     source = getattr(part, "source", None)
     if part.type not in MEDIA_PARTS or source is None:
         return
-    if source.type == "url":
+    if in_tool_result and part.type not in TOOL_RESULT_MEDIA:
+        yield _error(loc, f"a tool result cannot carry {part.type}: Strands' tool results hold text, JSON, "
+                          f"{' and '.join(TOOL_RESULT_MEDIA)} parts")
+        return
+    if source.type == "file":
+        yield _error((*loc, "source"), f"{part.type}: provider file handles are not resolved by this server; send "
+                                       "the bytes as base64 data (or a URL, when the endpoint fetches media)")
+    elif source.type == "url":
         problem = scheme_problem(source.value, media)
         if problem:
             yield _error((*loc, "source"), f"{part.type} {problem}")
@@ -257,9 +271,9 @@ def _part_errors(part: Any, loc: tuple[str | int, ...], media: MediaFetchPolicy 
         if part.type == "image" and (not mime.startswith("image/") or mime.split("/")[-1] not in IMAGE_FORMATS):
             yield _error((*loc, "source", "mimeType"),
                          f"unsupported image type {source.mime_type!r}; use image/{', image/'.join(IMAGE_FORMATS)}")
-        elif part.type == "document" and mime not in DOCUMENT_FORMATS:
-            yield _error((*loc, "source", "mimeType"),
-                         f"unsupported document type {source.mime_type!r}; use one of {', '.join(DOCUMENT_FORMATS)}")
+        elif part.type in MEDIA_FORMATS and mime not in MEDIA_FORMATS[part.type]:
+            yield _error((*loc, "source", "mimeType"), f"unsupported {part.type} type {source.mime_type!r}; use one "
+                                                       f"of {', '.join(MEDIA_FORMATS[part.type])}")
         if not _is_base64(source.value):
             yield _error((*loc, "source", "value"), "not valid base64 data")
 
