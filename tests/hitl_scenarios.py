@@ -46,7 +46,7 @@ def ask_budget(trip: str, tool_context: ToolContext) -> str:
     answer = tool_context.interrupt("budget", reason={"message": f"What is your budget for {trip}?",
                                                       "responseSchema": BUDGET_SCHEMA})
     EXECUTIONS.append(f"ask_budget:{answer}")
-    return f"The budget for {trip} is {answer['amount']} EUR."
+    return f"The budget for {trip} is {answer['response']['amount']} EUR."  # upstream's {"response": payload}
 
 
 def follow_up(messages: Sequence[Mapping[str, Any]]) -> Turn:

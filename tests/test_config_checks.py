@@ -54,6 +54,8 @@ BAD_CONFIGS: list[tuple[str, Any]] = [
     ("limits", {"turns": "3"}),
     ("limits", {"laps": 3}),
     ("limits", 3),
+    ("multiagent_events", "nodes"),
+    ("resume_payload", "raw"),
 ]
 
 

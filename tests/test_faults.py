@@ -1,8 +1,8 @@
 """Valid by construction, even when code fails (issue 27): a handler, a user callable or a tool that raises or
 returns junk never leaves the machine and the wire disagreeing, and a wrong configuration is refused when it is
 built, not mid-run. Every run here drives a real ``strands.Agent`` on a scripted model; every stream goes
-through both oracles (ag-ui-validate, and the official client 1.0 and 0.0.59, one node process per generation
-for the whole file's streams)."""
+through both oracles (ag-ui-validate, and the official client 1.0 and 0.0.59 over the whole file's streams at
+the end)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def run(adapter: StrandsAgent, caplog: pytest.LogCaptureFixture | None = None) -
 
 @pytest.fixture(scope="module", autouse=True)
 def _official_clients() -> Any:
-    """Both client generations read every stream this module produced, one node process each."""
+    """Both client generations read every stream this module produced."""
     yield
     if STREAMS:
         check_clients(STREAMS)

@@ -262,7 +262,8 @@ async def test_a_new_message_instead_of_a_resume_abandons_the_team_pause(tmp_pat
 
 # -- a BeforeNodeCallEvent hook's interrupt ------------------------------------------------------------------
 def ask_before_writing(event: BeforeNodeCallEvent) -> None:
-    if event.node_id == "writer" and event.interrupt("writer_ok", reason="May the writer start?") != "yes":
+    answer = event.interrupt("writer_ok", reason="May the writer start?") if event.node_id == "writer" else None
+    if event.node_id == "writer" and answer != {"response": "yes"}:
         event.cancel_node = "the user said no"
 
 

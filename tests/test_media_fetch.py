@@ -37,6 +37,8 @@ ROUTES: dict[str, tuple[int, dict[str, str], bytes]] = {
     "/gif.png": (200, {"Content-Type": "image/gif"}, b"GIF89a" + b"\0" * 10),
     "/fake.png": (200, {"Content-Type": "image/png"}, b"<html>not a png</html>"),
     "/notes.txt": (200, {"Content-Type": "text/plain; charset=utf-8"}, b"meeting notes"),
+    "/clip.mp4": (200, {"Content-Type": "video/mp4"}, b"\0\0\0\x18ftypmp42"),
+    "/voice.wav": (200, {"Content-Type": "audio/wav"}, b"RIFF\0\0\0\0WAVE"),
     "/unsized.png": (200, {"Content-Type": "image/png"}, PNG_BYTES + b"\0" * 5000),
     "/to-metadata": (302, {"Location": "http://169.254.169.254/latest/meta-data/"}, b""),
     "/to-cat": (302, {"Location": "/cat.png"}, b""),
@@ -123,7 +125,7 @@ def refusal(response: Any) -> str:
 # -- off by default; the scheme ------------------------------------------------------------------------------
 
 def test_without_a_policy_a_url_part_is_refused_and_not_fetched(server: MediaServer, seen: list[Any]) -> None:
-    for kind in ("image", "document"):
+    for kind in ("image", "document", "video", "audio"):
         assert "fetch_media is off" in refusal(post(None, part(server.url("/cat.png"), kind=kind)))
     assert seen == []
 
@@ -190,6 +192,22 @@ def test_an_allowed_image_reaches_the_model_as_its_bytes(server: MediaServer, se
     [prompt] = [m for m in model.sent[0] if m["role"] == "user"]
     assert prompt["content"][1] == {"image": {"format": "png", "source": {"bytes": PNG_BYTES}}}
     assert seen == [("/cat.png", f"127.0.0.1:{server.port}")]
+
+
+@pytest.mark.parametrize(("path", "kind", "fmt"), [("/clip.mp4", "video", "mp4"), ("/voice.wav", "audio", "wav")])
+def test_an_allowed_video_or_audio_reaches_the_model_as_its_bytes(path: str, kind: str, fmt: str,
+                                                                 server: MediaServer, seen: list[Any]) -> None:
+    model = Model()
+    response = post(LOOPBACK, part(server.url(path), mime=None, kind=kind), model=model)
+    assert response.status_code == 200 and '"RUN_FINISHED"' in response.text
+    [prompt] = [m for m in model.sent[0] if m["role"] == "user"]
+    assert prompt["content"][1] == {kind: {"format": fmt, "source": {"bytes": ROUTES[path][2]}}}
+    assert [p for p, _ in seen] == [path]
+
+
+def test_a_video_url_serving_another_type_is_refused(server: MediaServer) -> None:
+    message = refusal(post(LOOPBACK, part(server.url("/cat.png"), mime=None, kind="video")))
+    assert "the URL served image/png, not a video type (video/x-flv" in message
 
 
 def test_the_connection_goes_to_the_checked_address_with_the_name_kept(

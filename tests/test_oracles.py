@@ -32,7 +32,6 @@ from tests.oracles import (
     check_ag_ui_validate,
     check_ag_ui_validate_sse,
     check_official_client,
-    check_official_client_batch,
     check_official_client_many,
     check_official_client_sse,
 )
@@ -264,19 +263,6 @@ def test_batch_mode_reports_every_failure_in_order():
     assert "stream #1" in str(exc.value) and "stream #3" in str(exc.value)
     assert "stream #0" not in str(exc.value)
     assert len(assert_valid_streams(good[:2])) == 2
-
-
-@pytest.mark.parametrize("client", [oracles.CURRENT, oracles.LEGACY])
-def test_one_process_batch_checks_each_stream_afresh_and_reports_every_failure(client):
-    """``check_official_client_batch``: one node process per client generation for many streams; each stream
-    still gets its own client (no message leaks from one to the next) and every rejection is named."""
-    good = [minimal_stream(f"text {i}") for i in range(3)]
-    reports = check_official_client_batch(good, client=client)
-    assert [[m["content"] for m in r["messages"]] for r in reports] == [[f"text {i}"] for i in range(3)]
-    bad = minimal_stream()[:-1]
-    with pytest.raises(AssertionError, match=rf"2 of 4 streams rejected by @ag-ui/client {client}") as exc:
-        check_official_client_batch([good[0], bad, tool_stream("{not json", "m1"), good[1]], client=client)
-    assert "stream #1" in str(exc.value) and "stream #2" in str(exc.value) and "stream #0" not in str(exc.value)
 
 
 def test_missing_node_modules_is_a_clear_setup_error(monkeypatch, tmp_path):

@@ -187,6 +187,12 @@ class StrandsAgentConfig:
     """``"subagents"``: each node invocation is a subagent (SUBAGENT_STARTED ... FINISHED/ERROR, its events
     attributed by ``subagentRunId``). ``"steps"``: upstream ``ag_ui_strands``' shape (STEP_STARTED/STEP_FINISHED
     per node, CUSTOM ``MultiAgentHandoff`` / ``MultiAgentNodeStatus``, node text unattributed)."""
+    resume_payload: Literal["wrapped", "bare"] = "wrapped"
+    """What ``tool_context.interrupt()`` (or a hook's ``event.interrupt()``) returns on resume. ``"wrapped"``
+    (upstream ``ag_ui_strands``' contract, so its tools move over unchanged): ``{"response": payload}`` for a
+    ``resolved`` entry, ``{"cancelled": True}`` for a ``cancelled`` one. ``"bare"``: the payload itself (and
+    ``{"cancelled": True}``). Approvals (``ToolBehavior(interrupt_on_call=True)``) read ``{approved, ...}`` either
+    way. See ``docs/human-in-the-loop.md``."""
 
     def __post_init__(self) -> None:
         behaviors = self.tool_behaviors
@@ -202,6 +208,9 @@ class StrandsAgentConfig:
         if self.multiagent_events not in ("subagents", "steps"):
             raise ValueError("StrandsAgentConfig.multiagent_events must be 'subagents' or 'steps', not "
                              f"{self.multiagent_events!r}")
+        if self.resume_payload not in ("wrapped", "bare"):
+            raise ValueError("StrandsAgentConfig.resume_payload must be 'wrapped' or 'bare', not "
+                             f"{self.resume_payload!r}")
 
     def behavior(self, tool_name: str) -> ToolBehavior:
         """The behaviour configured for ``tool_name``, or the default one."""

@@ -38,9 +38,11 @@ ERROR_CODES: dict[str, str] = {
     "payload, one interrupt is answered twice, or the resume carries a new user message.",
     "INTERRUPT_EXPIRED": "The paused run is older than the session store's retention; its state was removed.",
     "THREAD_BUSY": "Another run holds this paused thread (a concurrent resume); nothing was changed.",
-    "SESSION_ERROR": "The session store could not read or write the thread's pause state, or the "
-    "session_manager_provider raised, returned something other than a SessionManager or None, or its session "
-    "could not be read (then Strands was not called).",
+    "SESSION_ERROR": "The session store could not read or write the thread's pause state or server-side thread "
+    "(at the run's start, taking its lease, restoring a pause, Strands' own session writes during the run, or "
+    "keeping the pause and thread after it; an S3 store that times out answers within its documented bound), or "
+    "the session_manager_provider raised, returned something other than a SessionManager or None, or its "
+    "session could not be read or written (Strands' SessionException).",
     "RUN_LOST": "A resumable run's stored events end before its terminal event: the worker running it stopped "
     "(SIGKILL, a crash, a lost host) or the event store could not be read. A reconnecting client gets the "
     "events that were stored, then this; what the run did after its last stored event is lost.",
@@ -59,6 +61,7 @@ _BY_CLASS_NAME: dict[str, str] = {
     "EventLoopException": "EVENT_LOOP_ERROR",
     "StructuredOutputException": "STRUCTURED_OUTPUT_ERROR",
     "ConcurrencyException": "AGENT_BUSY",
+    "SessionException": "SESSION_ERROR",  # Strands' session manager failed during the run (S3 store: any failure)
     "MachineError": "INVALID_TRANSITION",
     "IdFactoryError": "ID_FACTORY_ERROR",
     "ConfigurationError": "CONFIGURATION_ERROR",

@@ -12,6 +12,16 @@ Every AG-UI stream the adapter emits should go through :func:`assert_valid_strea
 The node dependencies are installed by ``make deps`` / ``make test`` (``npm ci`` in
 ``tests/oracles/agui-client-check``).
 
+Node start-up and loading the client are most of a check's time, so recording checks (every
+``check_official_client*`` / ``assert_valid_*`` here) go to long-lived ``agui_client_check.mjs --serve``
+processes: per client generation and per (pytest worker) process, started on first use, at most
+``_MAX_WORKERS`` of them (so ``check_official_client_many``'s threads still run two checks at once), one
+check at a time each. One that died is replaced transparently; one that overruns ``_NODE_TIMEOUT_S`` is
+killed (the check fails with ``subprocess.TimeoutExpired``, as a one-off process would) and replaced on the
+next check; all are killed at interpreter exit. ``AGUI_ORACLE_SERVER=0`` (or ``false``/``no``/``off``)
+falls back to one ``node`` process per check. Live checks against a URL (``tests/test_http_oracles.py`` and
+others) run the CLI themselves.
+
 Usage::
 
     from tests.oracles import assert_valid_stream
@@ -24,12 +34,17 @@ See ``tests/test_oracles.py`` for what each oracle catches.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import collections
 import dataclasses
 import json
 import os
+import queue
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -45,7 +60,6 @@ __all__ = [
     "check_official_client",
     "check_official_client_sse",
     "check_official_client_many",
-    "check_official_client_batch",
     "check_official_client_proto",
     "ag_ui_validate_report",
     "ag_ui_validate_findings",
@@ -60,7 +74,6 @@ __all__ = [
 
 CLIENT_DIR = Path(__file__).resolve().parent / "agui-client-check"
 CLIENT_SCRIPT = CLIENT_DIR / "agui_client_check.mjs"
-BATCH_SCRIPT = CLIENT_DIR / "agui_client_batch.mjs"
 REPO_ROOT = CLIENT_DIR.parents[2]
 CURRENT, LEGACY = "1.0.0", "0.0.59"
 CLIENTS: dict[str, Path] = {CURRENT: CLIENT_DIR, LEGACY: CLIENT_DIR.parent / "agui-client-check-0059"}
@@ -74,6 +87,7 @@ DEFAULT_FORBIDDEN_INFO: tuple[str, ...] = ("AGUI208",)
 
 _NODE_TIMEOUT_S = 120
 _MAX_WORKERS = 2
+_SERVER_SWITCH = "AGUI_ORACLE_SERVER"
 
 
 class OracleSetupError(RuntimeError):
@@ -167,6 +181,241 @@ def _format_client_report(report: dict[str, Any], label: str) -> str:
     )
 
 
+def _server_enabled() -> bool:
+    return os.environ.get(_SERVER_SWITCH, "").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _client_env(client: str) -> dict[str, str]:
+    return {**os.environ, "AGUI_CLIENT_DIR": str(CLIENTS[client])}
+
+
+class _ServerGone(Exception):
+    """The server closed its stdout (exited) before answering."""
+
+
+class _CheckServer:
+    """One ``agui_client_check.mjs --serve`` process: a request line in, its answer line out."""
+
+    def __init__(self, client: str) -> None:
+        self.args = [_node(), str(CLIENT_SCRIPT), "--serve"]
+        self.proc = subprocess.Popen(
+            self.args,
+            cwd=CLIENT_DIR,
+            env=_client_env(client),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+        )
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=100)
+        self._next_id = 0
+        # Pumps drain both pipes, so a chatty server never blocks on a full pipe.
+        threading.Thread(target=self._pump_stdout, name="agui-oracle-stdout", daemon=True).start()
+        threading.Thread(target=self._pump_stderr, name="agui-oracle-stderr", daemon=True).start()
+
+    def _pump_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        with self.proc.stdout:
+            for line in self.proc.stdout:
+                self._lines.put(line)
+        self._lines.put(None)
+
+    def _pump_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        with self.proc.stderr:
+            for line in self.proc.stderr:
+                self._stderr.append(line)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stderr_tail(self) -> str:
+        return "".join(self._stderr)[-2000:]
+
+    def send(self, argv: list[str]) -> int:
+        """Write one request; ``OSError`` (a broken pipe) when the server is gone."""
+        assert self.proc.stdin is not None
+        self._next_id += 1
+        self.proc.stdin.write(json.dumps({"id": self._next_id, "argv": argv}) + "\n")
+        self.proc.stdin.flush()
+        return self._next_id
+
+    def answer(self, request_id: int, timeout: float) -> dict[str, Any]:
+        """The answer to ``request_id``; ``subprocess.TimeoutExpired`` past ``timeout``, ``_ServerGone``
+        when the server exits first. Lines that are not an answer (stray output) are skipped."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise subprocess.TimeoutExpired(self.args, timeout) from None
+            if line is None:
+                raise _ServerGone
+            try:
+                answer = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(answer, dict) and answer.get("id") == request_id:
+                return answer
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                assert self.proc.stdin is not None
+                self.proc.stdin.close()  # the server's own way out: stdin closed
+                self.proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()  # stdout and stderr: their pumps close them at EOF
+        except OSError:
+            pass
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.close()
+
+
+class _ServerPool:
+    """Up to ``size`` servers of one client generation, each lent to one check at a time."""
+
+    def __init__(self, client: str, size: int) -> None:
+        self.client, self.size = client, size
+        self._cond = threading.Condition()
+        self._idle: list[_CheckServer] = []
+        self._count = 0  # servers alive or being started, lent or idle
+        self._all: set[_CheckServer] = set()
+
+    def _acquire(self) -> _CheckServer:
+        with self._cond:
+            while True:
+                while self._idle:
+                    server = self._idle.pop()
+                    if server.alive():
+                        return server
+                    self._drop(server)  # died while idle: replace it
+                if self._count < self.size:
+                    self._count += 1
+                    break
+                self._cond.wait()
+        try:
+            server = _CheckServer(self.client)
+        except BaseException:
+            with self._cond:
+                self._count -= 1
+                self._cond.notify()
+            raise
+        with self._cond:
+            self._all.add(server)
+        return server
+
+    def _drop(self, server: _CheckServer) -> None:
+        # under self._cond
+        self._count -= 1
+        self._all.discard(server)
+        self._cond.notify()
+
+    def _release(self, server: _CheckServer, *, healthy: bool) -> None:
+        if not healthy:
+            server.kill()
+        with self._cond:
+            if healthy and server.alive():
+                self._idle.append(server)
+                self._cond.notify()
+            else:
+                self._drop(server)
+
+    def run(self, argv: list[str], timeout: float) -> tuple[dict[str, Any] | None, int, str]:
+        """One check: ``(report, exit code, stderr)`` as the CLI would give them."""
+        for attempt in (1, 2):
+            server = self._acquire()
+            healthy = False
+            try:
+                try:
+                    request_id = server.send(argv)
+                except OSError:
+                    if attempt == 1:
+                        continue  # it died before taking the request: once more, on a fresh one
+                    raise OracleSetupError(
+                        f"agui_client_check.mjs --serve exited {server.proc.poll()} before taking a check\n"
+                        f"stderr: {server.stderr_tail()}"
+                    ) from None
+                try:
+                    answer = server.answer(request_id, timeout)
+                except _ServerGone:
+                    code = server.proc.wait()
+                    raise OracleSetupError(
+                        f"agui_client_check.mjs --serve exited {code} without a JSON report\n"
+                        f"stderr: {server.stderr_tail()}"
+                    ) from None
+                healthy = True
+                return answer.get("report"), int(answer.get("exitCode", 2)), str(answer.get("stderr") or "")
+            finally:
+                self._release(server, healthy=healthy)
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        with self._cond:
+            servers, self._all, self._idle = list(self._all), set(), []
+            self._count = 0
+        for server in servers:
+            server.kill()
+
+
+_pools: dict[str, _ServerPool] = {}
+_pools_pid = os.getpid()
+_pools_lock = threading.Lock()
+
+
+def _pool(client: str) -> _ServerPool:
+    global _pools, _pools_pid
+    with _pools_lock:
+        if _pools_pid != os.getpid():  # a forked child: the parent's servers are not ours to use (or kill)
+            _pools, _pools_pid = {}, os.getpid()
+        if client not in _pools:
+            _pools[client] = _ServerPool(client, _MAX_WORKERS)
+        return _pools[client]
+
+
+@atexit.register
+def _close_servers() -> None:
+    """Kill every server this process started (no node process outlives pytest)."""
+    with _pools_lock:
+        pools = list(_pools.values()) if _pools_pid == os.getpid() else []
+        _pools.clear()
+    for pool in pools:
+        pool.close()
+
+
+def _run_client(argv: list[str], client: str) -> tuple[dict[str, Any] | None, int, str, str]:
+    """``agui_client_check.mjs argv``: ``(report or None, exit code, stdout tail, stderr tail)``."""
+    if _server_enabled():
+        report, code, stderr = _pool(client).run(argv, _NODE_TIMEOUT_S)
+        return report, code, "", stderr[-2000:]
+    proc = subprocess.run(
+        [_node(), str(CLIENT_SCRIPT), *argv],
+        cwd=CLIENT_DIR,
+        stdin=subprocess.DEVNULL,
+        env=_client_env(client),
+        capture_output=True,
+        text=True,
+        timeout=_NODE_TIMEOUT_S,
+        check=False,
+    )
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        report = None
+    return report, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]
+
+
 def _run_client_on_file(
     path: Path,
     *,
@@ -177,9 +426,9 @@ def _run_client_on_file(
     proto: bool = False,
     client: str = CURRENT,
 ) -> dict[str, Any]:
-    node = _node()
+    _node()
     _ensure_client_installed(client)
-    args = [node, str(CLIENT_SCRIPT), str(path), *(["--proto"] if proto else [])]
+    args = [str(path), *(["--proto"] if proto else [])]
     input_file = None
     try:
         if input is not None:
@@ -192,29 +441,18 @@ def _run_client_on_file(
             args.append("--strict")
         if fail_on_run_error:
             args.append("--fail-on-run-error")
-        proc = subprocess.run(
-            args,
-            cwd=CLIENT_DIR,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "AGUI_CLIENT_DIR": str(CLIENTS[client])},
-            capture_output=True,
-            text=True,
-            timeout=_NODE_TIMEOUT_S,
-            check=False,
-        )
+        report, returncode, stdout, stderr = _run_client(args, client)
     finally:
         if input_file is not None:
             input_file.unlink(missing_ok=True)
-    try:
-        report: dict[str, Any] = json.loads(proc.stdout)
-    except json.JSONDecodeError:
+    if not isinstance(report, dict):
         raise OracleSetupError(
-            f"agui_client_check.mjs exited {proc.returncode} without a JSON report\n"
-            f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}"
-        ) from None
-    report["exit_code"] = proc.returncode
-    if proc.returncode != 0:
-        raise AssertionError(_format_client_report(report, f"{label} (exit {proc.returncode})"))
+            f"agui_client_check.mjs exited {returncode} without a JSON report\n"
+            f"stdout: {stdout}\nstderr: {stderr}"
+        )
+    report["exit_code"] = returncode
+    if returncode != 0:
+        raise AssertionError(_format_client_report(report, f"{label} (exit {returncode})"))
     return report
 
 
@@ -312,7 +550,8 @@ def check_official_client_many(
     proto: bool = False,
     client: str = CURRENT,
 ) -> list[dict[str, Any]]:
-    """:func:`check_official_client` over several event lists, ``max_workers`` node processes at a time;
+    """:func:`check_official_client` over several event lists, ``max_workers`` checks at a time (the
+    servers are at most ``_MAX_WORKERS`` per generation);
     ``proto=True`` sends each list through the protobuf framing (``server.proto.proto_frame``) instead.
 
     Returns the reports in order; raises one ``AssertionError`` listing every rejected stream.
@@ -345,41 +584,6 @@ def check_official_client_many(
             f"{len(failures)} of {len(texts)} streams rejected:\n\n" + "\n\n".join(str(f) for f in failures)
         )
     return results  # type: ignore[return-value]
-
-
-def check_official_client_batch(
-    streams: Sequence[Iterable[Any]],
-    *,
-    strict: bool = True,
-    client: str = CURRENT,
-) -> list[dict[str, Any]]:
-    """:func:`check_official_client` over several event lists in ONE node process (``agui_client_batch.mjs``:
-    the client's packages load once, then each stream gets a fresh instance of the check), for suites that check
-    many streams. Returns the reports in order; raises one ``AssertionError`` listing every rejected stream."""
-    node = _node()
-    _ensure_client_installed(client)
-    with tempfile.TemporaryDirectory(prefix="agui-batch-") as tmp:
-        jobs = []
-        for i, stream in enumerate(streams):
-            path = Path(tmp) / f"stream-{i}.jsonl"
-            path.write_text(_jsonl(stream), encoding="utf-8")
-            jobs.append([str(path), *(["--strict"] if strict else [])])
-        jobs_file = Path(tmp) / "jobs.json"
-        jobs_file.write_text(json.dumps(jobs), encoding="utf-8")
-        proc = subprocess.run([node, str(BATCH_SCRIPT), str(jobs_file)], cwd=CLIENT_DIR, stdin=subprocess.DEVNULL,
-                              env={**os.environ, "AGUI_CLIENT_DIR": str(CLIENTS[client])}, capture_output=True,
-                              text=True, timeout=_NODE_TIMEOUT_S + len(jobs), check=False)
-    try:
-        reports: list[dict[str, Any]] = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        raise OracleSetupError(f"agui_client_batch.mjs exited {proc.returncode} without a JSON report\n"
-                               f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}") from None
-    failures = [_format_client_report(r, f"stream #{i} (exit {r['exit_code']})")
-                for i, r in enumerate(reports) if r["exit_code"] != 0]
-    if failures:
-        raise AssertionError(f"{len(failures)} of {len(reports)} streams rejected by @ag-ui/client {client}:\n\n"
-                             + "\n\n".join(failures))
-    return reports
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,4 +12,6 @@
 * ``resumable.py``: resumable runs: SSE frames with ids, cutting a stream, reconnecting.
 * ``cli.py``: the command line as a subprocess or in process, and what a one-line mistake looks like.
 * ``workers.py``: ``strands-agui serve`` processes, and pausing and resuming the human_in_the_loop example on them.
+* ``s3.py``: a real S3 (moto's server as its own process: frozen with SIGSTOP, killed with SIGKILL), and a record of
+  the S3 requests this process sends.
 """

@@ -3,7 +3,7 @@ served through the real ``RunDriver`` and SSE framing, with one fault at a rando
 mirror, the translator's dispatch or moves, the encoder, or a user callable (id factory, hooks, ``on_move``,
 ``state_context_builder``) that raises or returns junk, and tools that raise. Every stream must still be valid:
 RUN_STARTED first, exactly one terminal event last, a documented ``RUN_ERROR`` code, ag-ui-validate clean, both
-official client generations accept it (checked in one batch per generation), and Strands is closed without
+official client generations accept it (checked together at the end), and Strands is closed without
 OpenTelemetry's "Failed to detach context".
 
 ``tests/test_fault_injection.py`` runs a bounded number of cases in ``make test``; ``make fuzz``
@@ -394,8 +394,8 @@ def legacy_stream(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def check_clients(streams: list[list[dict[str, Any]]]) -> None:
     """Both official client generations over ``streams`` (the 0.0.59 one reading them as the server sends them to
-    it), one node process each."""
-    from tests.oracles import CURRENT, LEGACY, check_official_client_batch
+    it), in the oracles' long-lived ``--serve`` processes."""
+    from tests.oracles import CURRENT, LEGACY, check_official_client_many
 
-    check_official_client_batch(streams, client=CURRENT)
-    check_official_client_batch([legacy_stream(stream) for stream in streams], client=LEGACY)
+    check_official_client_many(streams, client=CURRENT)
+    check_official_client_many([legacy_stream(stream) for stream in streams], client=LEGACY)

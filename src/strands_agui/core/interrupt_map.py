@@ -61,8 +61,12 @@ def to_agui(interrupt: Any, tool_call_id: str | None) -> Interrupt:
                      metadata={"name": name, "reason": stringified(reason)})
 
 
-def resume_prompt(entries: Sequence[ResumeEntry], pending: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The ``interruptResponse`` blocks answering every pending interrupt (id -> Strands interrupt).
+def resume_prompt(entries: Sequence[ResumeEntry], pending: Mapping[str, Any],
+                  wrapped: bool = True) -> list[dict[str, Any]]:
+    """The ``interruptResponse`` blocks answering every pending interrupt (id -> Strands interrupt): a resolved
+    entry's payload as ``{"response": payload}`` when ``wrapped`` (upstream ``ag_ui_strands``' contract:
+    ``_wrap_resume_response`` in its ``agent.py``), bare otherwise; an approval's payload is always bare (its hook
+    reads ``{approved, ...}``); a cancelled entry is ``CANCELLED``.
 
     Raises :class:`RunRefused` (``INTERRUPT_NOT_FOUND``, ``RESUME_INCOMPLETE``, ``RESUME_INVALID``)."""
     ids = [entry.interrupt_id for entry in entries]
@@ -76,11 +80,11 @@ def resume_prompt(entries: Sequence[ResumeEntry], pending: Mapping[str, Any]) ->
     if missing:
         raise RunRefused("RESUME_INCOMPLETE", f"the resume leaves interrupt(s) {_names(missing)} unanswered; "
                                               "answer each (status resolved or cancelled)")
-    return [{"interruptResponse": {"interruptId": e.interrupt_id, "response": _response(e, pending[e.interrupt_id])}}
-            for e in entries]
+    return [{"interruptResponse": {"interruptId": e.interrupt_id,
+                                   "response": _response(e, pending[e.interrupt_id], wrapped)}} for e in entries]
 
 
-def _response(entry: ResumeEntry, interrupt: Any) -> Any:
+def _response(entry: ResumeEntry, interrupt: Any, wrapped: bool) -> Any:
     if entry.status == "cancelled":
         return CANCELLED
     if entry.payload is None:
@@ -96,6 +100,8 @@ def _response(entry: ResumeEntry, interrupt: Any) -> Any:
         except jsonschema.SchemaError as exc:
             raise RunRefused("RESUME_INVALID", f"interrupt {entry.interrupt_id!r} has an invalid responseSchema: "
                                                f"{exc.message}") from None
+    if wrapped and fields(interrupt)[1] != APPROVAL:
+        return {"response": entry.payload}
     return entry.payload
 
 

@@ -1,8 +1,8 @@
 """One Strands agent per run: built from the user's template (or factory), plus the run's frontend tools.
 
 Strands raises ``ConcurrencyException`` when one ``Agent`` serves two invocations at once, and an agent
-accumulates history; so no run ever touches the template itself. The template lends its model, tools,
-system prompt, state, tool executor, identity and the hook callbacks the user registered (``copying.py``).
+accumulates history; so no run ever touches the template itself. The run's agent is a copy carrying every
+constructor option of the template and the hook callbacks the user registered (``copying.py``: ``OPTIONS``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,12 @@
 * ``multiAgent``: a Swarm or Graph (their node ids as ``subagents``), or tools that are agents;
 * ``humanInTheLoop``: interrupts always (Strands' ``interrupt()``), approvals when a tool has
   ``interrupt_on_call``;
-* ``multimodal``: image input (user image parts), image output (tool results as image parts).
+* ``transport``: streaming (SSE) always, ``httpBinary`` when the protobuf framing is served (``protobuf``
+  installed), ``resumable`` when the endpoint's runs are;
+* ``multimodal``: the input kinds a user part is accepted as and reaches the model with (image, audio, video,
+  pdf: ``conversation.py`` maps them, ``server/validation.py`` refuses any other type with a 422; not ``file``:
+  a document of a type Strands has no format for is refused), image output (tool results as image parts).
+  ``tests/test_media_input.py`` checks each declared kind against a served run, and each undeclared one's 422.
 """
 
 from __future__ import annotations
@@ -42,8 +47,9 @@ if TYPE_CHECKING:
     from .agent import StrandsAgent
 
 
-def capabilities(adapter: StrandsAgent, *, resumable: bool = False) -> AgentCapabilities:
-    """What ``adapter`` can do, for ``GET <path>/capabilities`` (``resumable``: the endpoint's runs are)."""
+def capabilities(adapter: StrandsAgent, *, resumable: bool = False, http_binary: bool = False) -> AgentCapabilities:
+    """What ``adapter`` can do, for ``GET <path>/capabilities`` (``resumable``: the endpoint's runs are;
+    ``http_binary``: it serves the AG-UI protobuf framing)."""
     source = adapter.strands_agent
     template = source if hasattr(source, "tool_registry") else None
     model = getattr(source, "model", None)
@@ -51,14 +57,15 @@ def capabilities(adapter: StrandsAgent, *, resumable: bool = False) -> AgentCapa
     return AgentCapabilities(
         identity=IdentityCapabilities(name=adapter.name, description=adapter.description or None, type="strands",
                                       provider=model_info(model).get("provider") if model is not None else None),
-        transport=TransportCapabilities(streaming=True, resumable=resumable or None),
+        transport=TransportCapabilities(streaming=True, http_binary=http_binary or None, resumable=resumable or None),
         tools=_tools(template),
         output=OutputCapabilities(structured_output=bool(getattr(template, "_default_structured_output_model", None))),
         state=StateCapabilities(snapshots=True, deltas=True, persistent_state=threads_enabled(adapter.threads)),
         multi_agent=_multi_agent(source, template),
         reasoning=ReasoningCapabilities(supported=True, streaming=True, encrypted=True),
         human_in_the_loop=HumanInTheLoopCapabilities(supported=True, interrupts=True, approvals=approvals),
-        multimodal=MultimodalCapabilities(input=MultimodalInputCapabilities(image=True),
+        multimodal=MultimodalCapabilities(input=MultimodalInputCapabilities(image=True, audio=True, video=True,
+                                                                            pdf=True, file=False),
                                           output=MultimodalOutputCapabilities(image=True)),
     )
 

@@ -1,10 +1,12 @@
 """The frontend is the source of truth: each run rebuilds the Strands conversation from ``RunAgentInput``.
 
-AG-UI messages become Bedrock Converse-shaped Strands messages: user text and images, assistant text with
-``toolUse`` blocks, tool messages (including results of frontend tools the client ran) as ``toolResult``
-blocks, reasoning messages as the ``reasoningContent`` block Strands kept (see :func:`reasoning_block`).
-Consecutive messages of one role are merged (the model APIs require alternation), and a tool call the client
-never answered gets an error result, so the history is always one the model accepts.
+AG-UI messages become Bedrock Converse-shaped Strands messages: user text, images, documents, video and audio
+(inline base64 data: a URL was fetched before, ``server/media.py``; anything else was refused with a 422,
+``server/validation.py``), assistant text with ``toolUse`` blocks, tool messages (including results of frontend
+tools the client ran) as ``toolResult`` blocks (text, with their image and document parts), reasoning messages as
+the ``reasoningContent`` block Strands kept (see :func:`reasoning_block`). Consecutive messages of one role are
+merged (the model APIs require alternation), and a tool call the client never answered gets an error result, so the
+history is always one the model accepts.
 
 The *prompt* of the run is the newest user message when it is the last message; when the conversation ends
 with tool results (the client's follow-up after a frontend tool) there is no prompt and Strands continues
@@ -28,6 +30,18 @@ DOCUMENT_FORMATS = {  # media type -> Strands' DocumentContent format
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
     "application/vnd.ms-excel": "xls", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
     "text/html": "html", "text/plain": "txt", "text/markdown": "md"}
+VIDEO_FORMATS = {  # media type -> Strands' VideoContent format (strands.types.media.VideoFormat)
+    "video/x-flv": "flv", "video/x-matroska": "mkv", "video/quicktime": "mov", "video/mpeg": "mpeg",
+    "video/mp4": "mp4", "video/3gpp": "three_gp", "video/webm": "webm", "video/x-ms-wmv": "wmv"}
+AUDIO_FORMATS = {  # media type -> Strands' AudioContent format (strands.types.media.AudioFormat)
+    "audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/opus": "opus", "audio/wav": "wav", "audio/x-wav": "wav",
+    "audio/wave": "wav", "audio/aac": "aac", "audio/x-aac": "x-aac", "audio/flac": "flac", "audio/x-flac": "flac",
+    "audio/mp4": "mp4", "audio/x-m4a": "m4a", "audio/m4a": "m4a", "audio/ogg": "ogg", "audio/x-matroska": "mka",
+    "audio/webm": "webm", "audio/pcm": "pcm", "audio/l16": "pcm"}
+MEDIA_FORMATS = {"document": DOCUMENT_FORMATS, "video": VIDEO_FORMATS, "audio": AUDIO_FORMATS}
+"""Each media part's accepted media types (images: ``server/validation.py``'s ``IMAGE_FORMATS``)."""
+TOOL_RESULT_MEDIA = ("image", "document")
+"""The media Strands' ``ToolResultContent`` holds: a tool message's other media is refused (422)."""
 
 
 @dataclass(frozen=True)
@@ -70,9 +84,12 @@ def _convert(message: Message) -> tuple[str, list[dict[str, Any]]]:
         return "user", user_blocks(message)
     if isinstance(message, ToolMessage):
         status = "error" if message.error else "success"
-        text = message.content if isinstance(message.content, str) else _text(_parts(message.content))
-        return "user", [{"toolResult": {"toolUseId": message.tool_call_id, "status": status,
-                                        "content": [{"text": message.error or text or "(empty)"}]}}]
+        parts = [] if isinstance(message.content, str) else _parts(message.content)
+        text = message.content if isinstance(message.content, str) else _text(parts)
+        media = [block for block in parts if "text" not in block]
+        content = ([{"text": message.error or text or "(empty)"}] if not media
+                   else [{"text": message.error}, *media] if message.error else parts)
+        return "user", [{"toolResult": {"toolUseId": message.tool_call_id, "status": status, "content": content}}]
     if isinstance(message, ReasoningMessage):
         block = reasoning_block(message)
         return "assistant", [block] if block else []
@@ -100,7 +117,7 @@ def reasoning_block(message: ReasoningMessage) -> dict[str, Any] | None:
 
 
 def user_blocks(message: UserMessage) -> list[dict[str, Any]]:
-    """A user message's content blocks: its text, and images sent inline as base64 data."""
+    """A user message's content blocks: its text, and its media sent inline as base64 data."""
     if isinstance(message.content, str):
         return [{"text": message.content}] if message.content else []
     return _parts(message.content)
@@ -114,11 +131,13 @@ def _parts(parts: Sequence[Any]) -> list[dict[str, Any]]:
         elif part.type == "image" and getattr(part.source, "type", None) == "data":
             image_format = (part.source.mime_type or "image/png").split("/")[-1]
             blocks.append({"image": {"format": image_format, "source": {"bytes": base64.b64decode(part.source.value)}}})
-        elif part.type == "document" and getattr(part.source, "type", None) == "data" \
-                and part.source.mime_type.lower() in DOCUMENT_FORMATS:
-            blocks.append({"document": {"format": DOCUMENT_FORMATS[part.source.mime_type.lower()],
-                                        "name": f"document-{len(blocks) + 1}",
-                                        "source": {"bytes": base64.b64decode(part.source.value)}}})
+        elif part.type in MEDIA_FORMATS and getattr(part.source, "type", None) == "data" \
+                and part.source.mime_type.lower() in MEDIA_FORMATS[part.type]:
+            media: dict[str, Any] = {"format": MEDIA_FORMATS[part.type][part.source.mime_type.lower()]}
+            if part.type == "document":
+                media["name"] = f"document-{len(blocks) + 1}"
+            media["source"] = {"bytes": base64.b64decode(part.source.value)}
+            blocks.append({part.type: media})
     return blocks
 
 

@@ -22,7 +22,7 @@ from strands.multiagent.base import MultiAgentBase
 from strands.multiagent.graph import Graph, GraphEdge, GraphNode
 
 from .conversation import to_strands
-from .copying import copy_agent, copy_hook_callbacks, per_run_tool
+from .copying import copy_agent, copy_hook_callbacks, template_tools
 
 HANDOFF_TOOL = "handoff_to_agent"  # what a Swarm injects into every node agent
 
@@ -96,7 +96,7 @@ def _copy_executor(executor: Any, history: list[dict[str, Any]] | None) -> Any:
 
 def _own_tools(agent: Agent) -> list[Any]:
     """The node agent's tools without the template Swarm's handoff tool (the copy's Swarm injects its own)."""
-    return [per_run_tool(t) for name, t in agent.tool_registry.registry.items() if name != HANDOFF_TOOL]
+    return [t for t in template_tools(agent) if t.tool_name != HANDOFF_TOOL]
 
 
 def _history(history: list[dict[str, Any]] | None) -> list[dict[str, Any]]:

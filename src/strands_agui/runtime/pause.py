@@ -113,7 +113,7 @@ class ThreadPause:
             raise RunRefused("INTERRUPT_NOT_FOUND", "the thread has no pending interrupt (already resumed?)")
         parked = parked_calls(runner)
         self._refuse_new_messages({call for calls in parked.values() for call in calls})
-        prompt = resume_prompt(self.input.resume or [], pending)
+        prompt = resume_prompt(self.input.resume or [], pending, wrapped=config.resume_payload == "wrapped")
         self.runner = runner
         self.resumed_nodes = {node: calls for node, calls in parked.items() if node}
         return runner, prompt

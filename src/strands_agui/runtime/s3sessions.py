@@ -16,8 +16,15 @@ file system, with S3's own primitives (endpoint and credentials from the standar
   ETag, so of two runs taking over one wins.
 * **Bounded.** Expiry is ``FileSessions``': a pause's time is its marker's ``LastModified``; ``refresh`` rewrites
   the marker; ``sweep`` (when a pause is stored) removes markers older than the retention, with their data.
-* **No hang.** The client connects within 2 s, reads within 10 s and retries twice: an unreachable store is a
-  ``SessionException`` (``SESSION_ERROR``) within seconds.
+* **No hang, no pile-up.** Each S3 call connects within ``connect_timeout`` (1 s), waits ``read_timeout`` (2 s)
+  for an answer and makes ``attempts`` (2) tries in all: a frozen store (connections accepted, never answered)
+  fails a call in about 4 s, the worst case is ``attempts * (connect_timeout + read_timeout)`` (6 s). A call that
+  failed that way (a timeout, a refused or closed connection) opens a breaker: for ``cooldown`` seconds (5 s) every
+  call of this store fails at once, so a run that lost the store ends without waiting again for each of its
+  cleanup calls and a brownout is not paid once per request. Every failure, including those of Strands' own
+  ``S3SessionManager`` during a run, is a ``SessionException`` (``SESSION_ERROR``; 503 on the thread routes).
+  Environment (``stores.default_store``): ``STRANDS_AGUI_S3_CONNECT_TIMEOUT``, ``STRANDS_AGUI_S3_READ_TIMEOUT``,
+  ``STRANDS_AGUI_S3_ATTEMPTS``, ``STRANDS_AGUI_S3_COOLDOWN``.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
@@ -33,39 +41,125 @@ from typing import Any
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
 from strands import Agent
 from strands.multiagent.base import MultiAgentBase
 from strands.session import S3SessionManager
 from strands.session.session_manager import SessionManager
-from strands.session.session_repository import SessionRepository
 from strands.types.exceptions import SessionException
 
 from ..errors import RunRefused
 from .sessions import (
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RETENTION_SECONDS,
-    THREADS_SESSION,
     SessionStore,
     initialize_session,
     session_id,
+    thread_key,
 )
 
 logger = logging.getLogger(__name__)
 
 LEASE_ENV = "STRANDS_AGUI_LEASE_SECONDS"
-CLIENT_CONFIG = Config(connect_timeout=2, read_timeout=10, retries={"max_attempts": 2, "mode": "standard"})
+CONNECT_TIMEOUT_ENV = "STRANDS_AGUI_S3_CONNECT_TIMEOUT"
+READ_TIMEOUT_ENV = "STRANDS_AGUI_S3_READ_TIMEOUT"
+ATTEMPTS_ENV = "STRANDS_AGUI_S3_ATTEMPTS"
+COOLDOWN_ENV = "STRANDS_AGUI_S3_COOLDOWN"
+DEFAULT_CONNECT_TIMEOUT = 1.0
+DEFAULT_READ_TIMEOUT = 2.0
+DEFAULT_ATTEMPTS = 2  # tries in all, the first included
+DEFAULT_COOLDOWN = 5.0
 _CONFLICT = {"PreconditionFailed", "ConditionalRequestConflict", "412", "409", "NoSuchKey", "404"}
 
 
+def client_config(connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, read_timeout: float = DEFAULT_READ_TIMEOUT,
+                  attempts: int = DEFAULT_ATTEMPTS) -> Config:
+    """The botocore configuration of every S3 client of a store (its own and its Strands session managers')."""
+    return Config(connect_timeout=connect_timeout, read_timeout=read_timeout,
+                  retries={"total_max_attempts": attempts, "mode": "standard"})
+
+
+class S3Unavailable(BotoCoreError):
+    """A call refused at once: the store failed moments ago (the breaker is open)."""
+
+    fmt = "S3 is unavailable: {reason}"
+
+
+def _transport_failure(exc: BaseException) -> bool:
+    """A failure of the connection itself (a timeout, refused, reset): the store, not the request, is at fault."""
+    return isinstance(exc, (HTTPClientError, BotoConnectionError)) and not isinstance(exc, S3Unavailable)
+
+
+class Breaker:
+    """Fail fast for ``cooldown`` seconds after a call failed in transport (see the module docstring); 0: never.
+    Installed on a boto3 session (every client made from it) or a client: ``before-send`` refuses while open."""
+
+    def __init__(self, cooldown: float) -> None:
+        self.cooldown = cooldown
+        self.opened: float | None = None
+        self.reason = ""
+
+    def install(self, events: Any) -> None:
+        events.register("before-send.s3", self._gate)
+        events.register("after-call-error.s3", self._failed)
+
+    def trip(self, exc: BaseException) -> None:
+        if self.cooldown > 0 and _transport_failure(exc):
+            self.opened, self.reason = time.monotonic(), f"{type(exc).__name__}: {exc}"
+
+    def _gate(self, **_: Any) -> None:
+        opened = self.opened
+        if opened is not None and time.monotonic() - opened < self.cooldown:
+            raise S3Unavailable(reason=f"{self.reason} ({time.monotonic() - opened:.1f} s ago; calls fail at once "
+                                       f"for {self.cooldown:g} s)")
+
+    def _failed(self, exception: BaseException | None = None, **_: Any) -> None:
+        if exception is not None:
+            self.trip(exception)
+
+
 @contextlib.contextmanager
-def s3_errors() -> Iterator[None]:
+def s3_errors(breaker: Breaker | None = None) -> Iterator[None]:
     """botocore's failures (an unreachable endpoint, a refused request) as Strands' ``SessionException``, which
-    a run reports as ``SESSION_ERROR``."""
+    a run reports as ``SESSION_ERROR``; a transport failure (also one reading a body) opens ``breaker``."""
     try:
         yield
     except (BotoCoreError, ClientError) as exc:
+        if breaker is not None:
+            breaker.trip(exc)
         raise SessionException(f"S3: {exc}") from exc
+
+
+class StoreSessionManager(S3SessionManager):
+    """Strands' ``S3SessionManager`` whose every failure is a ``SessionException`` (Strands turns only a
+    ``ClientError`` into one: a timeout or a refused connection during a run would otherwise end it as
+    ``STRANDS_ERROR``)."""
+
+    def __init__(self, *args: Any, breaker: Breaker | None = None, **kwargs: Any) -> None:
+        self.breaker = breaker
+        with s3_errors(breaker):  # the constructor reads (or creates) the session
+            super().__init__(*args, **kwargs)
+
+    def _read_s3_object(self, key: str) -> dict[str, Any] | None:
+        with s3_errors(self.breaker):
+            return super()._read_s3_object(key)
+
+    def _write_s3_object(self, key: str, data: dict[str, Any]) -> None:
+        with s3_errors(self.breaker):
+            super()._write_s3_object(key, data)
+
+    def create_session(self, *args: Any, **kwargs: Any) -> Any:
+        with s3_errors(self.breaker):
+            return super().create_session(*args, **kwargs)
+
+    def delete_session(self, *args: Any, **kwargs: Any) -> None:
+        with s3_errors(self.breaker):
+            super().delete_session(*args, **kwargs)
+
+    def list_messages(self, *args: Any, **kwargs: Any) -> Any:
+        with s3_errors(self.breaker):
+            return super().list_messages(*args, **kwargs)
 
 
 def _code(exc: ClientError) -> str:
@@ -76,13 +170,24 @@ class S3Sessions(SessionStore):
     """Pauses under ``s3://bucket/prefix`` (see the module docstring)."""
 
     def __init__(self, bucket: str, prefix: str = "", *, retention_seconds: float = DEFAULT_RETENTION_SECONDS,
-                 lease_seconds: float = DEFAULT_LEASE_SECONDS, client: Any = None) -> None:
+                 lease_seconds: float = DEFAULT_LEASE_SECONDS, client: Any = None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, read_timeout: float = DEFAULT_READ_TIMEOUT,
+                 attempts: int = DEFAULT_ATTEMPTS, cooldown: float = DEFAULT_COOLDOWN) -> None:
         self.bucket = bucket
         self.prefix = prefix.strip("/")
         self.retention_seconds = retention_seconds
         self.lease_seconds = lease_seconds
-        self.client = client or boto3.Session().client("s3", config=CLIENT_CONFIG)
-        self._threads: S3SessionManager | None = None
+        self.config = client_config(connect_timeout, read_timeout, attempts)
+        self.call_seconds = attempts * (connect_timeout + read_timeout)  # the longest one call can take
+        self.breaker = Breaker(cooldown)
+        if client is None:
+            client = boto3.Session().client("s3", config=self.config)
+        self.breaker.install(client.meta.events)
+        self.client = client
+
+    def errors(self) -> contextlib.AbstractContextManager[None]:
+        """This store's failures as ``SessionException`` (a transport failure opens its breaker)."""
+        return s3_errors(self.breaker)
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> S3Sessions:
@@ -92,20 +197,43 @@ class S3Sessions(SessionStore):
             raise ValueError(f"{url!r}: give s3://BUCKET or s3://BUCKET/PREFIX")
         return cls(bucket, prefix, **kwargs)
 
-    def threads_repository(self) -> SessionRepository:
-        if self._threads is None:
-            self._threads = S3SessionManager(THREADS_SESSION, self.bucket, self._key("threads"),
-                                             boto_client_config=CLIENT_CONFIG,
-                                             endpoint_url=self.client.meta.endpoint_url)
-        return self._threads
+    def _thread_key(self, key: str) -> str:
+        return self._key("threads", thread_key(key))
 
-    def thread_session_ids(self) -> list[str]:
-        root = self._key("threads", "session_")
-        with s3_errors():
-            pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=root,
-                                                                          Delimiter="/")
-            names = [p["Prefix"][len(root):].rstrip("/") for page in pages for p in page.get("CommonPrefixes", ())]
-        return [name for name in names if name != THREADS_SESSION]
+    def thread_read(self, key: str) -> bytes | None:
+        with self.errors():
+            try:
+                answer = self.client.get_object(Bucket=self.bucket, Key=self._thread_key(key))
+            except ClientError as exc:
+                if _code(exc) in ("NoSuchKey", "404"):
+                    return None
+                raise
+            return bytes(answer["Body"].read())
+
+    def thread_write(self, key: str, data: bytes) -> None:
+        with self.errors():
+            self.client.put_object(Bucket=self.bucket, Key=self._thread_key(key), Body=data)
+
+    def thread_delete(self, key: str) -> None:
+        with self.errors():
+            self.client.delete_object(Bucket=self.bucket, Key=self._thread_key(key))
+
+    def thread_names(self, folder: str, after: str, count: int) -> list[str]:
+        root = self._thread_key(folder)
+        start = {"StartAfter": root + after} if after else {}
+        with self.errors():
+            answer = self.client.list_objects_v2(Bucket=self.bucket, Prefix=root, Delimiter="/", MaxKeys=count,
+                                                 **start)
+        return [item["Key"][len(root):] for item in answer.get("Contents", ())]
+
+    def thread_delete_folder(self, folder: str) -> None:
+        root = self._thread_key(folder)
+        with self.errors():
+            pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=root)
+            for page in pages:
+                keys = [{"Key": item["Key"]} for item in page.get("Contents", ())]
+                if keys:
+                    self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": keys})
 
     def _key(self, *parts: str) -> str:
         return "/".join((self.prefix, *parts) if self.prefix else parts)
@@ -114,8 +242,16 @@ class S3Sessions(SessionStore):
         return self._key("pauses", f"{session_id(thread_id, principal)}.json")
 
     def _manager(self, generation_id: str) -> S3SessionManager:
-        return S3SessionManager(generation_id, self.bucket, self._key("data"), boto_client_config=CLIENT_CONFIG,
-                                endpoint_url=self.client.meta.endpoint_url)
+        return self._strands_manager(generation_id, self._key("data"))
+
+    def _strands_manager(self, session: str, prefix: str) -> S3SessionManager:
+        """Strands' S3 session manager of ``session`` under ``prefix``, with this store's timeouts and breaker (a
+        boto3 session of its own, as Strands makes one: a boto3 session is not safe to share between threads)."""
+        boto = boto3.Session()
+        self.breaker.install(boto.events)
+        return StoreSessionManager(session, self.bucket, prefix, boto_session=boto,
+                                   boto_client_config=self.config, endpoint_url=self.client.meta.endpoint_url,
+                                   breaker=self.breaker)
 
     def _read_marker(self, key: str) -> tuple[dict[str, Any], float] | None:
         """The marker's body and ``LastModified`` (epoch seconds), or None when there is none."""
@@ -128,14 +264,14 @@ class S3Sessions(SessionStore):
         return json.loads(answer["Body"].read()), answer["LastModified"].timestamp()
 
     def session_manager(self, thread_id: str, principal: str | None = None) -> SessionManager:
-        with s3_errors():
+        with self.errors():
             found = self._read_marker(self._marker(thread_id, principal))
         if found is None:
             raise SessionException("the thread's pause is gone")
         return self._manager(found[0]["session"])
 
     def paused_at(self, thread_id: str, principal: str | None = None) -> float | None:
-        with s3_errors():
+        with self.errors():
             found = self._read_marker(self._marker(thread_id, principal))
         return found[1] if found is not None else None
 
@@ -143,7 +279,7 @@ class S3Sessions(SessionStore):
     def hold(self, thread_id: str, principal: str | None = None) -> Iterator[None]:
         lease = Lease(self.client, self.bucket, self._key("leases", f"{session_id(thread_id, principal)}.json"),
                       self.lease_seconds)
-        with s3_errors():
+        with self.errors():
             lease.acquire()
         try:
             if self.paused_at(thread_id, principal) is None:  # removed by the run that held it before us
@@ -155,21 +291,21 @@ class S3Sessions(SessionStore):
     def park(self, thread_id: str, agent: Agent | MultiAgentBase, principal: str | None = None) -> None:
         self.sweep()
         generation = f"{session_id(thread_id, principal)}-{uuid.uuid4().hex[:12]}"
-        with s3_errors():
+        with self.errors():
             initialize_session(self._manager(generation), agent)
         body = json.dumps({"session": generation, "threadId": thread_id, "principal": principal})
         if self.paused_at(thread_id, principal) is None:
-            with s3_errors():
+            with self.errors():
                 self.client.put_object(Bucket=self.bucket, Key=self._marker(thread_id, principal), Body=body)
             return
         with self.hold(thread_id, principal):
             self.remove(thread_id, principal)
-            with s3_errors():
+            with self.errors():
                 self.client.put_object(Bucket=self.bucket, Key=self._marker(thread_id, principal), Body=body)
 
     def refresh(self, thread_id: str, principal: str | None = None) -> None:
         key = self._marker(thread_id, principal)
-        with s3_errors():
+        with self.errors():
             found = self._read_marker(key)
             if found is not None:
                 self.client.put_object(Bucket=self.bucket, Key=key, Body=json.dumps(found[0]))
@@ -180,7 +316,7 @@ class S3Sessions(SessionStore):
     def _drop(self, key: str) -> None:
         """Delete a marker, then its generation's data (a crash between the two leaves only unreachable data,
         which no marker names)."""
-        with s3_errors():
+        with self.errors():
             found = self._read_marker(key)
             if found is None:
                 return
@@ -190,7 +326,7 @@ class S3Sessions(SessionStore):
 
     def sweep(self) -> None:
         """Remove every expired pause."""
-        with s3_errors():
+        with self.errors():
             pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket,
                                                                           Prefix=self._key("pauses", ""))
             stale = [item["Key"] for page in pages for item in page.get("Contents", ())

@@ -28,6 +28,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import time
 import uuid
@@ -39,12 +40,10 @@ from strands import Agent
 from strands.multiagent.base import MultiAgentBase
 from strands.session import FileSessionManager
 from strands.session.session_manager import SessionManager
-from strands.session.session_repository import SessionRepository
 
 from ..errors import RunRefused
 
 DEFAULT_RETENTION_SECONDS = 24 * 3600.0
-THREADS_SESSION = "agui-threads"  # the threads repository's own (empty) session
 DEFAULT_LEASE_SECONDS = 30.0  # S3Sessions: a dead holder's lease expires this long after its last renewal
 STAGING_SECONDS = 3600.0  # a staging directory this old was left by a crashed worker
 SESSIONS_ENV = "STRANDS_AGUI_SESSIONS"
@@ -60,6 +59,16 @@ def session_id(thread_id: str, principal: str | None = None) -> str:
         return "agui-" + hashlib.sha256(thread_id.encode("utf-8")).hexdigest()[:40]
     both = json.dumps([principal, thread_id]).encode("utf-8")
     return "agui-u-" + hashlib.sha256(both).hexdigest()[:40]
+
+
+_KEY = re.compile(r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*/?")
+
+
+def thread_key(key: str) -> str:
+    """``key`` checked: names of ``[A-Za-z0-9_.-]`` joined by ``/``, none of them ``.`` or ``..``."""
+    if not _KEY.fullmatch(key) or any(part in (".", "..") for part in key.split("/")):
+        raise ValueError(f"not a thread store key: {key!r}")
+    return key
 
 
 class SessionStore(ABC):
@@ -91,12 +100,28 @@ class SessionStore(ABC):
     def remove(self, thread_id: str, principal: str | None = None) -> None:
         """Forget the thread's pause (no error when there is none)."""
 
-    def threads_repository(self) -> SessionRepository:
-        """Where server-side threads are kept (``runtime/threads.py``): a Strands session repository."""
+    # Server-side threads (``runtime/threads.py``) are small objects under the store's ``threads/``, by key: a
+    # ``/``-separated path of names of ``[A-Za-z0-9_.-]`` (built by the adapter from digests, never by a client).
+
+    def thread_read(self, key: str) -> bytes | None:
+        """The object at ``key`` (None: there is none)."""
         raise NotImplementedError(f"{type(self).__name__} keeps no server-side threads")
 
-    def thread_session_ids(self) -> list[str]:
-        """The session ids of every kept thread (of every principal)."""
+    def thread_write(self, key: str, data: bytes) -> None:
+        """Publish ``data`` at ``key`` at once (a reader sees the old or the new object, never half of one)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no server-side threads")
+
+    def thread_delete(self, key: str) -> None:
+        """Remove the object at ``key`` (no error when there is none)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no server-side threads")
+
+    def thread_names(self, folder: str, after: str, count: int) -> list[str]:
+        """The names of the objects directly in ``folder`` (``a/b/``) that sort after ``after``, ascending, at
+        most ``count``: one LIST (S3) or one directory read (files) of that folder only."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no server-side threads")
+
+    def thread_delete_folder(self, folder: str) -> None:
+        """Remove every object under ``folder``."""
         raise NotImplementedError(f"{type(self).__name__} keeps no server-side threads")
 
     def refresh(self, thread_id: str, principal: str | None = None) -> None:  # noqa: B027 - optional
@@ -117,20 +142,40 @@ class FileSessions(SessionStore):
                  retention_seconds: float = DEFAULT_RETENTION_SECONDS) -> None:
         self.directory = Path(directory)
         self.retention_seconds = retention_seconds
-        self._threads: FileSessionManager | None = None
 
-    def threads_repository(self) -> SessionRepository:
-        if self._threads is None:
-            self._threads = FileSessionManager(session_id=THREADS_SESSION, storage_dir=str(self.directory / "threads"))
-        return self._threads
+    def _thread_path(self, key: str) -> Path:
+        return self.directory / "threads" / thread_key(key)
 
-    def thread_session_ids(self) -> list[str]:
+    def thread_read(self, key: str) -> bytes | None:
         try:
-            names = [entry.name for entry in (self.directory / "threads").iterdir()]
+            return self._thread_path(key).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def thread_write(self, key: str, data: bytes) -> None:
+        path = self._thread_path(key)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        staged = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+        try:
+            staged.write_bytes(data)
+            os.replace(staged, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                staged.unlink()
+
+    def thread_delete(self, key: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._thread_path(key).unlink()
+
+    def thread_names(self, folder: str, after: str, count: int) -> list[str]:
+        try:
+            names = os.listdir(self._thread_path(folder))
         except FileNotFoundError:
             return []
-        return [name.removeprefix("session_") for name in names
-                if name.startswith("session_") and name != f"session_{THREADS_SESSION}"]
+        return sorted(name for name in names if name > after and not name.startswith("."))[:count]
+
+    def thread_delete_folder(self, folder: str) -> None:
+        shutil.rmtree(self._thread_path(folder), ignore_errors=True)
 
     def _path(self, thread_id: str, principal: str | None = None) -> Path:
         return self.directory / f"session_{session_id(thread_id, principal)}"

@@ -1,11 +1,11 @@
 """Server-side threads (opt-in): what a principal's thread holds, kept between requests, so a request may send
 only its new messages and a page can list and restore its threads.
 
-A thread is kept in the session store's backend (:class:`~strands_agui.runtime.sessions.SessionStore`
-``threads_repository``: Strands' ``FileSessionManager`` by default, ``S3SessionManager`` for ``s3://``) as one
-Strands session per (principal, threadId) whose ``agui`` agent state holds the AG-UI view: the messages as the
-client holds them after the run (AG-UI messages, with their ids), the shared state, the pending interrupts, a
-title (the first user message) and when it last changed. Each run still rebuilds its Strands conversation from
+A thread is kept in the session store (:class:`~strands_agui.runtime.sessions.SessionStore` ``thread_*``: a
+directory, or S3 for ``s3://``) as one JSON record per (principal, threadId), in a folder of the principal's with
+an index of its threads (:class:`Threads`): the messages as the client holds them after the run (AG-UI messages,
+with their ids), the shared state, the pending interrupts, a title (the first user message) and when it last
+changed. Each run still rebuilds its Strands conversation from
 AG-UI messages (``runtime/conversation.py``), so a stored thread and a client-held one run the same way.
 
 **Policy when the client's history and the stored one disagree: the stored one wins.** The run's messages are
@@ -20,9 +20,11 @@ paused one is held) each keep what they ended with; the later to finish is the t
 
 from __future__ import annotations
 
-import base64
+import contextlib
+import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,9 +32,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, MessagesSnapshotEvent, RunAgentInput
 from pydantic import BaseModel
-from strands.session.session_repository import SessionRepository
 from strands.types.exceptions import SessionException
-from strands.types.session import Session, SessionAgent, SessionType
 
 from ..core.translator import Translator
 from ..errors import RunFailure
@@ -75,65 +75,145 @@ def as_json(message: Any) -> dict[str, Any]:
 
 
 class Threads:
-    """Load, keep, list and delete principals' threads in ``store`` (see the module docstring)."""
+    """Load, keep, list and delete principals' threads in ``store`` (see the module docstring).
+
+    Layout, under the store's ``threads/`` (a folder per principal, so listing reads the caller's only):
+
+    * ``<owner>/records/<session id>.json``: the thread (``owner``: ``anonymous``, or ``u-`` and a digest of the
+      principal; the session id is ``session_id(thread_id, principal)``);
+    * ``<owner>/index/<entry>``: one empty object per thread, named ``<16 digits>-<session id>`` where the digits
+      fall as the thread's ``updated`` (microseconds) grows, so the folder's own order is "most recently updated
+      first". ``keep`` adds the new entry, then writes the record, then removes the old entry: an entry whose
+      record says another time is skipped by a list (and removed when it is the older one); a crash leaves the
+      thread listed under one of its two entries, never under none.
+    * In 0.1.0 a thread was a Strands session ``session_<session id>/agents/agent_agui/agent.json`` directly
+      under ``threads/``: it is still read (run, restore, delete), and moved to the new layout by its next run;
+      until then it is not listed.
+    """
 
     def __init__(self, store: SessionStore) -> None:
         self.store = store
 
-    @property
-    def repository(self) -> SessionRepository:
-        return self.store.threads_repository()
-
     def load(self, thread_id: str, principal: str | None) -> StoredThread | None:
-        return self._read(session_id(thread_id, principal))
+        found = self._record(thread_id, principal)
+        return found[0] if found is not None else None
 
-    def _read(self, sid: str) -> StoredThread | None:
-        agent = self.repository.read_agent(sid, AGENT_ID)
-        if agent is None:
+    def _record(self, thread_id: str, principal: str | None) -> tuple[StoredThread, bool] | None:
+        """The thread and whether it is still in the old layout (None: the principal has no such thread)."""
+        sid = session_id(thread_id, principal)
+        data = self.store.thread_read(_record_key(owner_of(principal), sid))
+        if data is not None:
+            return _thread(data), False
+        legacy = self.store.thread_read(f"session_{sid}/agents/agent_{AGENT_ID}/agent.json")
+        if legacy is None:
             return None
-        kept = agent.state
-        return StoredThread(kept["threadId"], kept.get("principal"), kept.get("messages") or [], kept.get("state"),
-                            kept.get("interrupts") or [], kept.get("title") or "", float(kept.get("updated") or 0))
+        return _thread(legacy, legacy=True), True
 
     def keep(self, thread: StoredThread) -> None:
-        thread.updated = time.time()
+        owner, sid = owner_of(thread.principal), session_id(thread.thread_id, thread.principal)
+        before = self._record(thread.thread_id, thread.principal)
+        now = round(time.time(), 6)
+        thread.updated = max(now, before[0].updated + 1e-6) if before is not None else now
         thread.title = thread.title or _title(thread.messages)
-        sid = session_id(thread.thread_id, thread.principal)
-        if self.repository.read_session(sid) is None:
-            self.repository.create_session(Session(session_id=sid, session_type=SessionType.AGENT))
-        state = {"threadId": thread.thread_id, "principal": thread.principal, "messages": thread.messages,
-                 "state": thread.state, "interrupts": thread.interrupts, "title": thread.title,
-                 "updated": thread.updated}
-        self.repository.create_agent(sid, SessionAgent(agent_id=AGENT_ID, state=state, conversation_manager_state={}))
+        record = {"threadId": thread.thread_id, "principal": thread.principal, "messages": thread.messages,
+                  "state": thread.state, "interrupts": thread.interrupts, "title": thread.title,
+                  "updated": thread.updated}
+        entry = _entry(thread.updated, sid)
+        self.store.thread_write(f"{owner}/index/{entry}", b"")
+        self.store.thread_write(_record_key(owner, sid), json.dumps(record).encode())
+        if before is not None:
+            old, legacy = before
+            if legacy:
+                self.store.thread_delete_folder(f"session_{sid}/")
+            elif _entry(old.updated, sid) != entry:
+                self.store.thread_delete(f"{owner}/index/{_entry(old.updated, sid)}")
 
     def delete(self, thread_id: str, principal: str | None) -> bool:
         """Forget the thread (and its pause); False when the principal has no such thread."""
-        sid = session_id(thread_id, principal)
-        if self.repository.read_agent(sid, AGENT_ID) is None:
+        found = self._record(thread_id, principal)
+        if found is None:
             return False
-        self.repository.delete_session(sid)  # type: ignore[attr-defined] # File/S3SessionManager have it
+        owner, sid = owner_of(principal), session_id(thread_id, principal)
+        if found[1]:
+            self.store.thread_delete_folder(f"session_{sid}/")
+        else:
+            self.store.thread_delete(_record_key(owner, sid))
+            self.store.thread_delete(f"{owner}/index/{_entry(found[0].updated, sid)}")
         self.store.remove(thread_id, principal)
         return True
 
     def page(self, principal: str | None, limit: int = DEFAULT_PAGE,
              cursor: str | None = None) -> tuple[list[StoredThread], str | None]:
         """The principal's threads, most recently updated first, ``limit`` at a time from ``cursor``; the next
-        cursor (None: no more)."""
-        after = _decode(cursor)
-        mine = []
-        for sid in self.store.thread_session_ids():
-            try:
-                thread = self._read(sid)
-            except SessionException:
-                continue
-            if thread is not None and thread.principal == principal:
-                mine.append(thread)
-        mine.sort(key=lambda t: (-t.updated, t.thread_id))
-        if after is not None:
-            mine = [t for t in mine if (-t.updated, t.thread_id) > (-after[0], after[1])]
-        chunk = mine[:limit]
-        more = len(mine) > limit
-        return chunk, _encode(chunk[-1]) if more and chunk else None
+        cursor (None: no more). Reads the principal's index (one LIST of ``limit + 1`` names) and the record of
+        each thread it lists; raises ``ValueError`` for a cursor this server never gives."""
+        owner, after = owner_of(principal), _decode(cursor)
+        found: list[tuple[str, StoredThread]] = []
+        more = False
+        while not more:
+            names = self.store.thread_names(f"{owner}/index/", after, limit + 1)
+            for name in names:
+                if len(found) == limit:
+                    more = True
+                    break
+                thread = self._listed(owner, name, principal)
+                if thread is not None:
+                    found.append((name, thread))
+                after = name
+            if len(names) < limit + 1:
+                break
+        return [t for _, t in found], (found[-1][0] if more and found else None)
+
+    def _listed(self, owner: str, entry: str, principal: str | None) -> StoredThread | None:
+        """The thread an index entry names, if the entry is its current one; an entry a later ``keep`` left
+        behind is removed, one without its record yet (a ``keep`` under way) is skipped (removed after an hour)."""
+        stamp, _, sid = entry.partition("-")
+        try:
+            data = self.store.thread_read(_record_key(owner, sid))
+            thread = _thread(data) if data is not None else None
+        except SessionException:
+            return None  # unreadable: skipped, never fatal to the list
+        if thread is not None and thread.principal == principal and _entry(thread.updated, sid) == entry:
+            return thread
+        written = _ENTRY_CLOCK - int(stamp)
+        if (thread is not None and _entry(thread.updated, sid) < entry) or \
+                time.time() * 1e6 - written > STALE_ENTRY_SECONDS * 1e6:
+            with contextlib.suppress(OSError, SessionException):
+                self.store.thread_delete(f"{owner}/index/{entry}")
+        return None
+
+
+_ENTRY_CLOCK = 10**16 - 1  # an entry's digits: this minus the thread's `updated` in microseconds
+_ENTRY = re.compile(r"[0-9]{16}-agui-(u-)?[0-9a-f]{40}")
+STALE_ENTRY_SECONDS = 3600.0  # an index entry whose record never came (a crashed keep) is removed after this
+
+
+def owner_of(principal: str | None) -> str:
+    """A principal's folder: a digest, so any principal is a safe file name and S3 key."""
+    if principal is None:
+        return "anonymous"
+    return "u-" + hashlib.sha256(principal.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+
+def _record_key(owner: str, sid: str) -> str:
+    return f"{owner}/records/{sid}.json"
+
+
+def _entry(updated: float, sid: str) -> str:
+    return f"{_ENTRY_CLOCK - round(updated * 1e6):016d}-{sid}"
+
+
+def _thread(data: bytes, *, legacy: bool = False) -> StoredThread:
+    """A stored record (or an old-layout Strands agent, whose ``state`` is the record) as a thread."""
+    try:
+        kept = json.loads(data)
+        if legacy:
+            kept = kept["state"]
+        return StoredThread(str(kept["threadId"]), kept.get("principal"), kept.get("messages") or [],
+                            kept.get("state"), kept.get("interrupts") or [], kept.get("title") or "",
+                            float(kept.get("updated") or 0))
+    except (ValueError, TypeError, KeyError, RecursionError) as exc:
+        raise SessionException(f"a stored thread is corrupt: {type(exc).__name__}: {exc}") from exc
 
 
 def merged_input(stored: StoredThread | None, input_data: RunAgentInput) -> RunAgentInput:
@@ -177,18 +257,15 @@ def _iso(stamp: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
 
 
-def _encode(thread: StoredThread) -> str:
-    return base64.urlsafe_b64encode(json.dumps([thread.updated, thread.thread_id]).encode()).decode()
-
-
-def _decode(cursor: str | None) -> tuple[float, str] | None:
+def _decode(cursor: str | None) -> str:
+    """The index entry a cursor names (the last thread of the page before): a position among the caller's own
+    threads, nothing else (another principal's cursor names an entry of another folder: it only starts the
+    caller's list at that point of the order)."""
     if not cursor:
-        return None
-    try:
-        updated, thread_id = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        return float(updated), str(thread_id)
-    except (ValueError, TypeError) as exc:
-        raise ValueError("cursor: not a cursor this server gave") from exc
+        return ""
+    if len(cursor) > 100 or not _ENTRY.fullmatch(cursor):
+        raise ValueError("cursor: not a cursor this server gave (pass nextCursor back unchanged)")
+    return cursor
 
 
 THREADS_ENV = "STRANDS_AGUI_THREADS"  # "1": server-side threads on (``strands-agui serve --threads``)

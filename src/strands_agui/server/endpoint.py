@@ -49,10 +49,11 @@ from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
 from .inspector import inspected_run, wants_inspection
 from .metrics import AgentMetrics, add_metrics_route, metrics_enabled
-from .negotiation import SSE_MEDIA_TYPE, accepts, negotiate
+from .negotiation import SSE_MEDIA_TYPE, accepts, negotiate, produced_media_types
 from .observability import Observability
 from .openapi import RUN_RESPONSES, document_message_roles
 from .principals import principal_of
+from .proto import PROTO_MEDIA_TYPE
 from .resumable import Resumable, add_run_routes, resumable_runs
 from .settings import (
     UNSET,
@@ -166,7 +167,8 @@ def _add_capabilities_route(app: FastAPI, agent: StrandsAgent, path: str, settin
                             resumable: bool) -> None:
     async def agent_capabilities() -> dict[str, Any]:
         """The agent's AG-UI ``AgentCapabilities`` (see ``runtime/capabilities.py``)."""
-        return capabilities(agent, resumable=resumable).model_dump(mode="json", by_alias=True, exclude_none=True)
+        served = capabilities(agent, resumable=resumable, http_binary=PROTO_MEDIA_TYPE in produced_media_types())
+        return served.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     app.add_api_route(f"{path.rstrip('/')}/capabilities", agent_capabilities, methods=["GET"],
                       dependencies=settings.route_dependencies,

@@ -1,8 +1,9 @@
 """Opt-in fetching of media parts given by URL, before the run starts.
 
-Off unless the endpoint is given ``fetch_media=MediaFetchPolicy(...)``; then an image or document part of a
-user message whose source is a URL is fetched and replaced by its bytes (a ``data`` source), so the run sees
-what a client sending base64 would have sent. Anything refused is a 422 naming the part, before the run starts.
+Off unless the endpoint is given ``fetch_media=MediaFetchPolicy(...)``; then a media part (image, document, video,
+audio) of a user or tool message whose source is a URL is fetched and replaced by its bytes (a ``data`` source), so
+the run sees what a client sending base64 would have sent. Anything refused is a 422 naming the part, before the
+run starts.
 
 A URL is fetched only if all of this holds, for the first URL and again for every redirect hop (redirects are
 never followed by the HTTP client itself):
@@ -34,15 +35,15 @@ from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from ag_ui.core import DataSource, RunAgentInput, UserMessage
+from ag_ui.core import DataSource, RunAgentInput, ToolMessage, UserMessage
 
 from ..config import MediaFetchPolicy
-from ..runtime.conversation import DOCUMENT_FORMATS
+from ..runtime.conversation import MEDIA_FORMATS
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 IMAGE_MAGIC = {"image/png": (b"\x89PNG\r\n\x1a\n",), "image/jpeg": (b"\xff\xd8\xff",),
                "image/gif": (b"GIF87a", b"GIF89a"), "image/webp": (b"RIFF",)}
-MEDIA_PARTS = ("image", "document")
+MEDIA_PARTS = ("image", "document", "video", "audio")
 
 
 class MediaRefused(Exception):
@@ -63,9 +64,9 @@ async def resolve(host: str, port: int) -> list[str]:
 
 
 def url_parts(input_data: RunAgentInput) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """``(loc, part)`` of every image/document part of a user message whose source is a URL."""
+    """``(loc, part)`` of every media part of a user or tool message whose source is a URL."""
     for index, message in enumerate(input_data.messages):
-        if isinstance(message, UserMessage) and not isinstance(message.content, str):
+        if isinstance(message, UserMessage | ToolMessage) and not isinstance(message.content, str):
             for n, part in enumerate(cast(list[Any], message.content)):
                 if part.type in MEDIA_PARTS and getattr(part.source, "type", None) == "url":
                     yield ("messages", index, "content", n), part
@@ -210,7 +211,7 @@ def _usable_type(kind: str, claimed: str | None, served: str, data: bytes) -> st
             raise MediaRefused(f"the URL served {served or 'no Content-Type'}, not an image/png, jpeg, gif or webp")
         if not data.startswith(IMAGE_MAGIC[served]) or (served == "image/webp" and data[8:12] != b"WEBP"):
             raise MediaRefused(f"the URL served bytes that are not {served}")
-    elif served not in DOCUMENT_FORMATS:
-        raise MediaRefused(f"the URL served {served or 'no Content-Type'}, not a document type "
-                           f"({', '.join(DOCUMENT_FORMATS)})")
+    elif served not in MEDIA_FORMATS[kind]:
+        raise MediaRefused(f"the URL served {served or 'no Content-Type'}, not a {kind} type "
+                           f"({', '.join(MEDIA_FORMATS[kind])})")
     return served

@@ -53,12 +53,13 @@ from .principals import principal_of
 from .proto import length_prefixed
 from .redis_events import RedisEvents
 from .streaming import FRAMINGS, PROTO, Framing, RunStream, encode_event
+from .validation import MAX_ID, check_id
 from .versions import rewrite_for
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_DETACH_SECONDS = 60.0
-MAX_RUN_ID = 256  # longest run id the run routes accept
+MAX_RUN_ID = MAX_ID  # longest run id the run routes accept
 MAX_LAST_EVENT_ID = MAX_RUN_ID + 24
 MAX_PROTOCOL_VERSION = 40  # longest ``protocolVersion`` a reconnect may declare
 _EVENT: TypeAdapter[Any] = TypeAdapter(Event)  # a stored event's JSON -> its model (a reconnect's rewrite)
@@ -335,9 +336,8 @@ def reader_frame(framing: Framing, run_id: str, item: Stored | BaseEvent,
 
 
 def check_run_id(run_id: str) -> str:
-    if not run_id or len(run_id) > MAX_RUN_ID or any(c in run_id for c in "\r\n\0"):
-        raise HTTPException(400, f"a run id is 1 to {MAX_RUN_ID} characters with no line break or NUL")
-    return run_id
+    """The run id of a route's path, or 422 when it breaks the id grammar (``validation.ID_PATTERN``)."""
+    return check_id(run_id, "runId")
 
 
 def parse_last_event_id(run_id: str, header: str | None) -> int:

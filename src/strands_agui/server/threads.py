@@ -8,13 +8,20 @@
 
 Every route is the caller's principal's only (``server/principals.py``): another principal's thread, like a
 thread that does not exist, is 404. With server-side threads off the list is empty and every thread 404. The
-routes run the endpoint's ``auth`` and ``dependencies``; the store's own I/O runs in FastAPI's thread pool.
+routes run the endpoint's ``auth`` and ``dependencies``. They are async: the store's own I/O runs in worker
+threads of their own, at most ``STORE_THREADS`` at once per process (never in the thread pool that sync
+dependencies and everything else use), so a brownout of the store cannot starve the server. A route that
+waits longer than the store's bound for one of them answers 503 (busy), as one whose store fails (unavailable).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import asyncio
+import weakref
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
+import anyio
 from fastapi import FastAPI, HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -24,6 +31,7 @@ from ..runtime.agent import StrandsAgent
 from ..runtime.threads import DEFAULT_PAGE, MAX_PAGE, StoredThread, Threads
 from .principals import principal_of
 from .settings import EndpointSettings
+from .validation import check_id
 
 
 class _Camel(BaseModel):
@@ -52,9 +60,14 @@ class ThreadView(ThreadSummary):
 
 
 _NOT_FOUND = "no such thread"
+STORE_THREADS = 8  # store calls of the thread routes at once, per process
+DEFAULT_WAIT_SECONDS = 6.0  # how long a route waits for one of them when its store states no bound of its own
+_T = TypeVar("_T")
 
-
-_MISSING: dict[int | str, dict[str, Any]] = {404: {"description": "The caller has no such thread."}}
+_UNAVAILABLE: dict[int | str, dict[str, Any]] = {503: {"description": "The session store failed, timed out or is "
+                                                                     "busy (Retry-After)."}}
+_MISSING: dict[int | str, dict[str, Any]] = {404: {"description": "The caller has no such thread."},
+                                             **_UNAVAILABLE}
 
 
 def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings) -> None:
@@ -62,36 +75,39 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
     base = f"{path.rstrip('/')}/threads"
     name = settings.name or agent.name
 
-    def list_threads(request: Request, limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
-                     cursor: str | None = None) -> ThreadPage:
+    async def list_threads(request: Request, limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
+                           cursor: str | None = None) -> ThreadPage:
         """The caller's threads, most recently updated first."""
         threads = agent.thread_store()
         if threads is None:
             return ThreadPage(threads=[], next_cursor=None)
         try:
-            found, after = _stored(lambda: threads.page(principal_of(request), limit, cursor))
+            found, after = await _stored(threads, lambda: threads.page(principal_of(request), limit, cursor))
         except ValueError as exc:
-            raise HTTPException(422, str(exc)) from exc
+            raise HTTPException(400, str(exc)) from exc
         return ThreadPage(threads=[ThreadSummary.model_validate(t.summary()) for t in found], next_cursor=after)
 
-    def get_thread(request: Request, thread_id: str) -> ThreadView:
+    async def get_thread(request: Request, thread_id: str) -> ThreadView:
         """The caller's thread: messages, state, pending interrupts."""
+        check_id(thread_id, "threadId")
         threads = agent.thread_store()
-        thread = _stored(lambda: threads.load(thread_id, principal_of(request))) if threads else None
+        thread = await _stored(threads, lambda: threads.load(thread_id, principal_of(request))) if threads else None
         if thread is None:
             raise HTTPException(404, _NOT_FOUND)
         return ThreadView.model_validate(thread.view())
 
-    def delete_thread(request: Request, thread_id: str) -> Response:
+    async def delete_thread(request: Request, thread_id: str) -> Response:
         """Forget the caller's thread and its pause."""
+        check_id(thread_id, "threadId")
         threads: Threads | None = agent.thread_store()
-        if threads is None or not _stored(lambda: threads.delete(thread_id, principal_of(request))):
+        if threads is None or not await _stored(threads, lambda: threads.delete(thread_id, principal_of(request))):
             raise HTTPException(404, _NOT_FOUND)
         return Response(status_code=204)
 
     common: dict[str, Any] = {"dependencies": settings.route_dependencies, "tags": ["threads"]}
-    app.add_api_route(base, list_threads, methods=["GET"], name=f"{name}_threads",
-                      summary="List your threads", **common)
+    app.add_api_route(base, list_threads, methods=["GET"], name=f"{name}_threads", summary="List your threads",
+                      responses={400: {"description": "A cursor this server never gave."}, **_UNAVAILABLE},
+                      **common)
     app.add_api_route(f"{base}/{{thread_id}}", get_thread, methods=["GET"], name=f"{name}_thread",
                       summary="Restore a thread", responses=_MISSING, **common)
     app.add_api_route(f"{base}/{{thread_id}}", delete_thread, methods=["DELETE"], status_code=204,
@@ -99,12 +115,37 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
                       response_class=Response, **common)
 
 
-def _stored(read: Any) -> Any:
-    """A store read; a failing store is 503 with its reason."""
+_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[anyio.CapacityLimiter, anyio.CapacityLimiter]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _limiters() -> tuple[anyio.CapacityLimiter, anyio.CapacityLimiter]:
+    """The thread routes' own worker threads, per event loop: the gate a call waits at, the pool it runs in."""
+    loop = asyncio.get_running_loop()
+    if loop not in _POOLS:
+        _POOLS[loop] = anyio.CapacityLimiter(STORE_THREADS), anyio.CapacityLimiter(STORE_THREADS)
+    return _POOLS[loop]
+
+
+async def _stored(threads: Threads, read: Callable[[], _T]) -> _T:
+    """A store call in one of the routes' own threads: 503 when none frees up within the store's bound (busy),
+    or when the store fails (with its reason); ``Retry-After`` either way."""
+    gate, pool = _limiters()
+    bound = float(getattr(threads.store, "call_seconds", DEFAULT_WAIT_SECONDS))
+    admitted = False
+    with anyio.move_on_after(bound):
+        await gate.acquire()
+        admitted = True
+    if not admitted:
+        raise HTTPException(503, f"the session store is busy: {STORE_THREADS} calls of it did not end within "
+                                 f"{bound:g} s", headers={"Retry-After": "1"})
     try:
-        return read()
+        return await anyio.to_thread.run_sync(read, limiter=pool)  # never waits: the gate admits as many
     except (OSError, SessionException) as exc:
-        raise HTTPException(503, f"the session store failed: {type(exc).__name__}: {exc}") from exc
+        raise HTTPException(503, f"the session store failed: {type(exc).__name__}: {exc}",
+                            headers={"Retry-After": "1"}) from exc
+    finally:
+        gate.release()
 
 
 __all__ = ["ThreadPage", "ThreadSummary", "ThreadView", "StoredThread", "add_thread_routes"]

@@ -10,8 +10,10 @@ Three layers, all FastAPI machinery:
   answers 422 ``json_invalid`` with the reason in ``ctx.error``.
 * **The schema**: pydantic validates ``RunAgentInput`` (422 naming the field).
 * **What the schema cannot say** (:func:`validated_run_input`, a dependency run after the caller's own
-  dependencies): message count, base64 media data, image and document types, media URLs (refused unless the
-  endpoint has a ``fetch_media`` policy; then fetched here, see ``server/media.py``), tool names and JSON
+  dependencies): message count, base64 media data, image, document, video and audio types (no media part is
+  ever dropped: what passes here reaches the model), provider ``file`` handles, video or audio in a tool result,
+  media URLs (refused unless the endpoint has a ``fetch_media`` policy; then fetched here, see
+  ``server/media.py``), tool names and JSON
   schemas, and tool results that answer no tool call. 422, in pydantic's error format.
 """
 
@@ -34,7 +36,8 @@ from jsonschema import SchemaError
 from jsonschema.validators import validator_for
 
 from ..config import MediaFetchPolicy
-from .media import DOCUMENT_FORMATS, IMAGE_MAGIC, MEDIA_PARTS, fetch_parts, scheme_problem
+from ..runtime.conversation import MEDIA_FORMATS, TOOL_RESULT_MEDIA
+from .media import IMAGE_MAGIC, MEDIA_PARTS, fetch_parts, scheme_problem
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 DEFAULT_MAX_MESSAGES = 1_000
@@ -42,6 +45,20 @@ DEFAULT_MAX_DEPTH = 64
 PARSER_MAX_DEPTH = 200  # pydantic_core.from_json refuses deeper documents itself
 IMAGE_FORMATS = tuple(mime.removeprefix("image/") for mime in IMAGE_MAGIC)  # png jpeg gif webp: Strands' ImageContent
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what the model providers accept (Bedrock, OpenAI, Anthropic)
+
+# The id grammar (docs/security.md "Ids"): a threadId, runId or parentRunId is 1-256 characters of
+# ``A-Za-z0-9_.:~+=@-`` starting with a letter, digit or ``_``: every id the server accepts is a single URL path
+# segment that needs no encoding (no ``/``, ``%``, ``?``, ``#``, no ``.``/``..`` segment), a safe header value, and
+# printable ASCII; store keys never rely on it (they are hashed or namespaced). UUIDs, ULIDs and the ids CopilotKit,
+# ``@ag-ui/client`` and the console make all match. An interrupt id is Strands' own (``v1:<kind>:<ids>``, where a
+# Swarm node's id is an agent's name, so it may hold spaces): 1-512 printable ASCII characters.
+MAX_ID = 256
+ID_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_.:~+=@-]{0,255}$"
+ID = re.compile(ID_PATTERN)
+ID_RULE = "1-256 characters of A-Za-z0-9_.:~+=@- starting with a letter, digit or _"
+MAX_INTERRUPT_ID = 512
+INTERRUPT_ID = re.compile(r"[\x20-\x7e]{1,512}")
+INTERRUPT_ID_RULE = "1-512 printable ASCII characters"
 
 Error = dict[str, Any]
 
@@ -179,8 +196,29 @@ def run_input_errors(input_data: RunAgentInput, limits: RequestLimits,
         yield _error(("messages",), f"{len(input_data.messages)} messages; at most {limits.max_messages} "
                      "(max_messages)", "too_long")
         return
+    yield from id_errors(input_data)
     yield from _message_errors(input_data, media)
     yield from _tool_errors(input_data)
+
+
+def id_errors(input_data: RunAgentInput) -> Iterator[Error]:
+    """The ids of the input that break the id grammar (see ``ID_PATTERN``), each naming its field."""
+    for field, value in (("threadId", input_data.thread_id), ("runId", input_data.run_id),
+                         ("parentRunId", input_data.parent_run_id)):
+        if value is not None and not ID.fullmatch(value):
+            yield _error((field,), f"{field} {value[:80]!r} is not an id: {ID_RULE}", "string_pattern_mismatch")
+    for index, entry in enumerate(input_data.resume or ()):
+        if not INTERRUPT_ID.fullmatch(entry.interrupt_id):
+            yield _error(("resume", index, "interruptId"), f"interruptId {entry.interrupt_id[:80]!r} is not an "
+                         f"interrupt id: {INTERRUPT_ID_RULE}", "string_pattern_mismatch")
+
+
+def check_id(value: str, field: str) -> str:
+    """``value`` when it is an id (``ID_PATTERN``), else 422 naming the path parameter ``field``."""
+    if not ID.fullmatch(value):
+        raise RequestValidationError([{"type": "string_pattern_mismatch", "loc": ("path", field), "input": None,
+                                       "msg": f"{field} {value[:80]!r} is not an id: {ID_RULE}"}])
+    return value
 
 
 def _error(loc: tuple[str | int, ...], msg: str, kind: str = "value_error") -> Error:
@@ -206,14 +244,25 @@ def _message_errors(input_data: RunAgentInput, media: MediaFetchPolicy | None) -
                              "redacted reasoning: its encryptedValue must be base64 data")
         if isinstance(message, UserMessage | ToolMessage) and not isinstance(message.content, str):
             for n, part in enumerate(message.content):
-                yield from _part_errors(part, ("messages", index, "content", n), media)
+                yield from _part_errors(part, ("messages", index, "content", n), media,
+                                        in_tool_result=isinstance(message, ToolMessage))
 
 
-def _part_errors(part: Any, loc: tuple[str | int, ...], media: MediaFetchPolicy | None) -> Iterator[Error]:
+def _part_errors(part: Any, loc: tuple[str | int, ...], media: MediaFetchPolicy | None, *,
+                 in_tool_result: bool = False) -> Iterator[Error]:
+    """Why a media part cannot reach the model as it is sent (none is ever dropped: ``runtime/conversation.py``
+    maps every part this lets through)."""
     source = getattr(part, "source", None)
     if part.type not in MEDIA_PARTS or source is None:
         return
-    if source.type == "url":
+    if in_tool_result and part.type not in TOOL_RESULT_MEDIA:
+        yield _error(loc, f"a tool result cannot carry {part.type}: Strands' tool results hold text, JSON, "
+                          f"{' and '.join(TOOL_RESULT_MEDIA)} parts")
+        return
+    if source.type == "file":
+        yield _error((*loc, "source"), f"{part.type}: provider file handles are not resolved by this server; send "
+                                       "the bytes as base64 data (or a URL, when the endpoint fetches media)")
+    elif source.type == "url":
         problem = scheme_problem(source.value, media)
         if problem:
             yield _error((*loc, "source"), f"{part.type} {problem}")
@@ -222,9 +271,9 @@ def _part_errors(part: Any, loc: tuple[str | int, ...], media: MediaFetchPolicy 
         if part.type == "image" and (not mime.startswith("image/") or mime.split("/")[-1] not in IMAGE_FORMATS):
             yield _error((*loc, "source", "mimeType"),
                          f"unsupported image type {source.mime_type!r}; use image/{', image/'.join(IMAGE_FORMATS)}")
-        elif part.type == "document" and mime not in DOCUMENT_FORMATS:
-            yield _error((*loc, "source", "mimeType"),
-                         f"unsupported document type {source.mime_type!r}; use one of {', '.join(DOCUMENT_FORMATS)}")
+        elif part.type in MEDIA_FORMATS and mime not in MEDIA_FORMATS[part.type]:
+            yield _error((*loc, "source", "mimeType"), f"unsupported {part.type} type {source.mime_type!r}; use one "
+                                                       f"of {', '.join(MEDIA_FORMATS[part.type])}")
         if not _is_base64(source.value):
             yield _error((*loc, "source", "value"), "not valid base64 data")
 
