@@ -199,6 +199,26 @@ def test_a_brownout_of_40_list_calls_starves_nothing_else(s3: MotoS3, tmp_path: 
         assert max(took for _, took in answers) < bound, f"{max(t for _, t in answers):.1f} s after {started}"
 
 
+def test_runs_on_a_frozen_store_never_block_the_event_loop(s3: MotoS3) -> None:
+    """Runs whose thread and pause live in a frozen S3 wait for it in worker threads: the loop stays free. Before,
+    a run's store calls (the thread's read, the pause's open, the keep) ran on the event loop: /ping waited out
+    each call's timeouts (about 4 s) behind them."""
+    app, store = hitl_app(cooldown=0.0)  # no breaker: every run's calls meet the frozen store
+    with LiveServer(app) as server, ThreadPoolExecutor(max_workers=4) as pool:
+        with s3.frozen():
+            runs = [pool.submit(post, server.url, ask(), token) for token in [ALICE, BOB] * 2]
+            time.sleep(0.5)  # every run is waiting on the frozen store
+            slowest = 0.0
+            for _ in range(5):
+                started = time.monotonic()
+                assert httpx.get(server.url + "/ping", timeout=30).status_code == 200
+                slowest = max(slowest, time.monotonic() - started)
+                time.sleep(0.2)
+            ended = [run.result() for run in runs]
+    assert slowest < 1.0, f"/ping took {slowest:.1f} s beside 4 runs on a frozen store"
+    assert all(code(events) == "SESSION_ERROR" for events in ended), [e[-1] for e in ended]
+
+
 def _timed_list(url: str, token: str) -> tuple[int, float]:
     started = time.monotonic()
     answer = httpx.get(f"{url}{ROUTE}/threads", headers=headers(token), timeout=120)

@@ -10,6 +10,7 @@ is closed (``aclosing``).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -47,8 +48,9 @@ DEFAULT_PROMPT = "Hello"
 Prompt = list[dict[str, Any]] | None
 Source = AsyncIterator[Mapping[str, Any]]
 Stop = Callable[[], Any] | None
-Opener = Callable[[Prompt], tuple[Source, Stop, RunFacts]]  # -> Strands events, how to stop them, run facts
-Settle = Callable[[], RunFailure | None]  # after Strands is done, before the terminal event
+Opened = tuple[Source, Stop, RunFacts]  # Strands events, how to stop them, run facts
+Opener = Callable[[Prompt], Opened | Awaitable[Opened]]
+Settle = Callable[[], RunFailure | None | Awaitable[RunFailure | None]]  # after Strands is done, before the end
 Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emitted nothing: a loop turn to await,
 # or None (a server's fairness: ``server.pacing.Pacer`` gives one per time slice)
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
@@ -118,20 +120,23 @@ class StrandsAgent:
         if recorder is not None and (reference := config_reference(self.config)) is not None:
             recorder.annotate(**{CONFIG_KEY: reference})  # what `strands-agui replay` replays it with
         refused, state, tools, provided = await self._prepared(input_data, request, invocation_state, principal)
-        server = ServerThread(self.thread_store(), input_data, principal)
+        threads, store = self.thread_store(), self.sessions or default_store()
+        offload = store.blocking or (threads is not None and threads.store.blocking)
+        server = ServerThread(threads, input_data, principal)
         try:
-            input_data = server.open()
+            input_data = await asyncio.to_thread(server.open) if offload else server.open()
         except RunRefused as exc:
             refused = refused or exc
         with ExitStack() as stack:  # holds a paused thread for the whole run
-            pause = ThreadPause(self.sessions or default_store(), input_data, stack, principal, provided)
+            pause = ThreadPause(store, input_data, stack, principal, provided)
 
-            def live(prompt: Prompt) -> tuple[Source, Stop, RunFacts]:
+            def opened(prompt: Prompt) -> Opened:
                 if refused is not None:
                     raise refused
                 return self._open_live(pause, prompt, state, tools, recorder, cancel)
 
-            async for event in self._run(input_data, live, on_move, pause.settle, pace, cancel, server):
+            live: Opener = (lambda prompt: asyncio.to_thread(opened, prompt)) if offload else opened
+            async for event in self._run(input_data, live, on_move, pause.settle, pace, cancel, server, offload):
                 yield event
 
     async def _prepared(self, input_data: RunAgentInput, request: Any, invocation_state: Mapping[str, Any] | None,
@@ -177,10 +182,11 @@ class StrandsAgent:
     async def _run(self, input_data: RunAgentInput, open_stream: Opener, on_move: OnMove | None,
                    settle: Settle | None = None, pace: Pace | None = None,
                    cancel: threading.Event | None = None,
-                   server: ServerThread | None = None) -> AsyncIterator[BaseEvent]:
+                   server: ServerThread | None = None, offload: bool = False) -> AsyncIterator[BaseEvent]:
         """RUN_STARTED first (before the agent is built), then the run's translator from the facts the opener
         learnt building the agent; an opener that fails ends the run with RUN_ERROR. A server-side thread is
-        announced after RUN_STARTED and kept after ``settle``."""
+        announced after RUN_STARTED and kept after ``settle`` (in a worker thread when ``offload``: a store on
+        the network)."""
         input_data = with_edited_arguments(input_data, self.strands_agent)  # history shows what runs
         opening = self.opening(input_data, on_move)
         for event in opening.start():
@@ -195,7 +201,8 @@ class StrandsAgent:
         for event in notes:
             yield event
         try:
-            stream, stop, facts = open_stream(prompt)
+            opened = open_stream(prompt)
+            stream, stop, facts = await opened if inspect.isawaitable(opened) else opened
         except RunRefused as exc:
             failure: RunFailure = exc.failure
         except Exception as exc:  # noqa: BLE001 - becomes RUN_ERROR
@@ -203,8 +210,8 @@ class StrandsAgent:
         else:
             cancelled = Cancellation(cancel, self.config.on_cancel) if cancel is not None else None
             translator = opening.translator(facts)
-            async for event in translate(translator, stream, stop, _settle_and_keep(settle, server, translator), pace,
-                                         cancelled):
+            async for event in translate(translator, stream, stop, _settle_and_keep(settle, server, translator,
+                                                                                     offload), pace, cancelled):
                 yield event
             return
         async for event in _end(opening.translator(NO_FACTS), failure):
@@ -227,12 +234,19 @@ class StrandsAgent:
         return [{"text": text}, *(b for b in blocks if "text" not in b)], []
 
 
-def _settle_and_keep(settle: Settle | None, server: ServerThread | None, translator: Translator) -> Settle | None:
+def _settle_and_keep(settle: Settle | None, server: ServerThread | None, translator: Translator,
+                     offload: bool = False) -> Settle | None:
     """The pause bookkeeping, then the server-side thread kept (its failure reported only when the pause's
-    is none)."""
+    is none); in a worker thread when ``offload``."""
     if server is None:
         return settle
-    return lambda: (settle() if settle is not None else None) or server.keep(translator)
+
+    def both() -> RunFailure | None:
+        settled = settle() if settle is not None else None
+        assert not inspect.isawaitable(settled), "a pause's settle is synchronous"
+        return settled or server.keep(translator)
+
+    return (lambda: asyncio.to_thread(both)) if offload else both
 
 
 async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]],
@@ -329,7 +343,8 @@ async def _conclude(translator: Translator, failure: RunFailure | None, settle: 
             yield out
     if settle is not None:
         try:
-            settled = settle()
+            settling = settle()
+            settled = await settling if inspect.isawaitable(settling) else settling
         except Exception as exc:  # noqa: BLE001 - the pause or the thread could not be kept
             logger.warning("keeping the run's pause or thread failed", exc_info=True)
             settled = RunFailure("SESSION_ERROR", f"the run's pause or thread could not be kept: "

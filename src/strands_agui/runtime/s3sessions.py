@@ -169,6 +169,8 @@ def _code(exc: ClientError) -> str:
 class S3Sessions(SessionStore):
     """Pauses under ``s3://bucket/prefix`` (see the module docstring)."""
 
+    blocking = True  # every call is a request to S3: a run makes them off the event loop
+
     def __init__(self, bucket: str, prefix: str = "", *, retention_seconds: float = DEFAULT_RETENTION_SECONDS,
                  lease_seconds: float = DEFAULT_LEASE_SECONDS, client: Any = None,
                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, read_timeout: float = DEFAULT_READ_TIMEOUT,

@@ -77,6 +77,9 @@ class SessionStore(ABC):
     (``server/principals.py``); the same ``thread_id`` of another principal is another thread."""
 
     retention_seconds: float = DEFAULT_RETENTION_SECONDS
+    blocking: bool = False
+    """Whether a call may wait on the network (S3): a run then makes the store's calls (the thread's read, the
+    pause's open, the keep after the run) in a worker thread, so a frozen store never blocks the event loop."""
 
     @abstractmethod
     def session_manager(self, thread_id: str, principal: str | None = None) -> SessionManager:
