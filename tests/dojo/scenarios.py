@@ -68,6 +68,7 @@ SCENARIOS = (
         Step(user="Book an intro call with the sales team to talk about pricing."),
         Step(resume=PICKED_TIME, generations=(CURRENT,)),  # resume is a RunAgentInput field from AG-UI 1.0 on
     ), spec="interruptPage"),
+    Scenario("multi_agent", "multi_agent", (Step(user="Tell me about the history of tea"),), spec="multiAgentPage"),
 )
 AGENTS = sorted({s.agent for s in SCENARIOS})
 BY_NAME = {s.name: s for s in SCENARIOS}

@@ -27,6 +27,8 @@ UPSTREAM_SPLITS = ("upstream's TOOL_CALL_START names a parentMessageId no TEXT_M
 JSON_RESULT = ("tool results: upstream JSON-encodes them (a str result quoted, a dict compact), ours sends a str as it "
                "is and a dict as json.dumps' default")
 INTERRUPT = "interrupts: ours adds toolCallId, expiresAt and metadata.name to upstream's id, reason, metadata.reason"
+FACTORY = ("the Dojo's multi-agent server passes a zero-argument Graph factory (StrandsAgent(agent=_build_graph)); "
+           "ours calls a factory with the RunAgentInput, so the run ends in RUN_ERROR where upstream runs the graph")
 # (scenario, generation) -> why ours leaves the client holding something else than upstream's stream does
 GAPS: dict[tuple[str, str], str] = {
     **{("agentic_chat_background", g): UPSTREAM_SPLITS for g in GENERATIONS},
@@ -34,6 +36,7 @@ GAPS: dict[tuple[str, str], str] = {
     **{("shared_state", g): JSON_RESULT for g in GENERATIONS},
     ("interrupt", CURRENT): f"{JSON_RESULT}; {INTERRUPT}",
     ("interrupt", LEGACY): INTERRUPT,
+    **{("multi_agent", g): FACTORY for g in GENERATIONS},
 }
 
 
