@@ -20,8 +20,6 @@ from tests.oracles import CURRENT, LEGACY, check_ag_ui_validate
 from .harness import GENERATIONS, Run, dojo, load_reference, play_all
 from .scenarios import AGENTS, BY_NAME, SCENARIOS
 
-pytestmark = pytest.mark.slow
-
 UPSTREAM_SPLITS = ("upstream's TOOL_CALL_START names a parentMessageId no TEXT_MESSAGE_START opened (AGUI208): "
                    "its client holds the text and the call as two assistant messages, ours as one (as Strands has it)")
 JSON_RESULT = ("tool results: upstream JSON-encodes them (a str result quoted, a dict compact), ours sends a str as it "
@@ -68,6 +66,7 @@ def _differences(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> str:
                      for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scenario", "generation"), list(_cases(with_gaps=False)))
 def test_upstream_reproduces_its_reference(runs, scenario: str, generation: str) -> None:
     want = load_reference(BY_NAME[scenario])["generations"][generation]["views"]
@@ -75,6 +74,7 @@ def test_upstream_reproduces_its_reference(runs, scenario: str, generation: str)
     assert got == want, _differences(got, want)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scenario", "generation"), list(_cases(with_gaps=True)))
 def test_ours_leaves_the_client_holding_what_upstream_does(runs, scenario: str, generation: str) -> None:
     want = load_reference(BY_NAME[scenario])["generations"][generation]["views"]
@@ -83,6 +83,7 @@ def test_ours_leaves_the_client_holding_what_upstream_does(runs, scenario: str, 
     assert got == want, _differences(got, want)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("scenario", "generation"), list(_cases(with_gaps=False)))
 def test_ours_streams_pass_both_oracles(runs, scenario: str, generation: str) -> None:
     """Each step's stream passed the official client in --strict mode as it ran (``harness.play``); here
@@ -91,6 +92,7 @@ def test_ours_streams_pass_both_oracles(runs, scenario: str, generation: str) ->
         check_ag_ui_validate(events)
 
 
+@pytest.mark.slow
 def test_the_interrupt_books_the_picked_time(runs) -> None:
     """The Dojo's ``schedule_meeting`` reads ``answer["response"]``: resumed with the picked time, it books it."""
     view = _run(runs, "ours", "interrupt", CURRENT).views[-1]
@@ -98,3 +100,14 @@ def test_the_interrupt_books_the_picked_time(runs) -> None:
     assert any("Meeting scheduled for Sat, Sep 12, 10:00 AM" in r for r in results), results
     paused = _run(runs, "ours", "interrupt", LEGACY).views[0]
     assert paused["outcome"] == "interrupt" and paused["interrupts"], paused
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_agents_are_upstreams_but_for_the_import(agent: str, tmp_path) -> None:
+    """What ours serves is upstream's agent module with each ``ag_ui_strands`` import naming ``strands_agui``."""
+    from .harness import examples_tree
+
+    ours = (examples_tree(tmp_path / "ours", "ours") / "server" / "api" / f"{agent}.py").read_text().splitlines()
+    theirs = (examples_tree(tmp_path / "up", "upstream") / "server" / "api" / f"{agent}.py").read_text().splitlines()
+    changed = [(a, b) for a, b in zip(ours, theirs, strict=True) if a != b]
+    assert changed and all(b.replace("ag_ui_strands", "strands_agui") == a and "import" in a for a, b in changed)
