@@ -251,6 +251,8 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
                 {"name": tc["function"]["name"], "arguments": _arguments(tc["function"]["arguments"])})
         if m["role"] == "tool":
             entry["answers"] = calls.get(m.get("toolCallId", ""), "unknown call")
+        if m["role"] == "activity" and isinstance(m.get("content"), dict) and "toolCallId" in m["content"]:
+            entry["content"] = {**m["content"], "toolCallId": calls.get(m["content"]["toolCallId"], "unknown call")}
         messages.append(entry)
     interrupts = []
     for i in report.get("interrupts") or []:
@@ -273,18 +275,14 @@ def load_reference(scenario: Scenario) -> dict[str, Any]:
 def play_all(dojo: Dojo, scenarios: tuple[Scenario, ...],
              adapters: tuple[str, ...] = ADAPTERS) -> dict[tuple[str, str, str], Run | BaseException]:
     """Every scenario on every adapter and client generation: each a Run, or what it raised (the test that
-    reads that run reports it). The adapters play side by side, each its scenarios one at a time: upstream's
-    agents serve one run at a time (a second thread's run on the same agent waits until the client gives up)."""
+    reads that run reports it). The adapters play side by side, each its runs one at a time: upstream's agents
+    are module-level singletons, and two runs of one of them at once are not what the Dojo does either."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(adapter: str) -> dict[tuple[str, str, str], Run | BaseException]:
-        done: dict[tuple[str, str, str], Run | BaseException] = {}
-        for scenario in scenarios:
-            for generation in GENERATIONS:
-                done[(adapter, scenario.name, generation)] = _attempts(dojo, adapter, scenario, generation)
-        return done
+        return {(adapter, s.name, g): _attempts(dojo, adapter, s, g) for s in scenarios for g in GENERATIONS}
 
-    with ThreadPoolExecutor(max_workers=len(adapters)) as pool:  # noqa: SIM117
+    with ThreadPoolExecutor(max_workers=len(adapters)) as pool:
         return {key: run for runs in pool.map(one, adapters) for key, run in runs.items()}
 
 

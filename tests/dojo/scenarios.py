@@ -21,6 +21,8 @@ GENERATE_TASK_STEPS = _tool(
     {"steps": {"type": "array", "items": {"type": "object", "properties": {
         "description": {"type": "string"}, "status": {"type": "string", "enum": ["enabled", "disabled"]}},
         "required": ["description", "status"]}}}, ["steps"])
+WRITE_DOCUMENT = _tool("write_document", "Write a document, in markdown.",
+                       {"document": {"type": "string", "description": "the whole document"}}, ["document"])
 GENERATE_HAIKU = _tool(
     "generate_haiku", "Generate a haiku in Japanese and its English translation, with an image and a gradient.",
     {"japanese": {"type": "array", "items": {"type": "string"}},
@@ -68,6 +70,12 @@ SCENARIOS = (
         Step(user="Book an intro call with the sales team to talk about pricing."),
         Step(resume=PICKED_TIME, generations=(CURRENT,)),  # resume is a RunAgentInput field from AG-UI 1.0 on
     ), spec="interruptPage"),
+    Scenario("predictive_state_updates", "predictive_state_updates", (
+        Step(user="Give me a story for a dragon called Atlantis in document"), Step(tool_result='{"accepted": true}'),
+        Step(user="Change dragon name to Lola"), Step(tool_result='{"accepted": false}'),
+    ), tools=(WRITE_DOCUMENT,), state={"document": ""}, spec="predictiveStateUpdatePage"),
+    Scenario("agentic_generative_ui", "agentic_generative_ui", (Step(user="Hi"), Step(user="Go to Mars")),
+             spec="agenticGenUI"),
     Scenario("multi_agent", "multi_agent", (Step(user="Tell me about the history of tea"),), spec="multiAgentPage"),
 )
 AGENTS = sorted({s.agent for s in SCENARIOS})

@@ -27,6 +27,9 @@ JSON_RESULT = ("tool results: upstream JSON-encodes them (a str result quoted, a
 INTERRUPT = "interrupts: ours adds toolCallId, expiresAt and metadata.name to upstream's id, reason, metadata.reason"
 FACTORY = ("the Dojo's multi-agent server passes a zero-argument Graph factory (StrandsAgent(agent=_build_graph)); "
            "ours calls a factory with the RunAgentInput, so the run ends in RUN_ERROR where upstream runs the graph")
+PROGRESS = ("a tool's yielded {\"state\": ...} chunks: upstream sends each as a STATE_SNAPSHOT, ours as the call's "
+            "progress (ACTIVITY_SNAPSHOT/DELTA: an activity message) and the last state once, after the result; "
+            f"and {JSON_RESULT}")
 # (scenario, generation) -> why ours leaves the client holding something else than upstream's stream does
 GAPS: dict[tuple[str, str], str] = {
     **{("agentic_chat_background", g): UPSTREAM_SPLITS for g in GENERATIONS},
@@ -34,6 +37,7 @@ GAPS: dict[tuple[str, str], str] = {
     **{("shared_state", g): JSON_RESULT for g in GENERATIONS},
     ("interrupt", CURRENT): f"{JSON_RESULT}; {INTERRUPT}",
     ("interrupt", LEGACY): INTERRUPT,
+    **{("agentic_generative_ui", g): PROGRESS for g in GENERATIONS},
     **{("multi_agent", g): FACTORY for g in GENERATIONS},
 }
 
