@@ -106,6 +106,7 @@ class Dojo:
 
     urls: dict[str, str]
     workdir: Path
+    model_url: str = ""
 
 
 @contextmanager
@@ -131,7 +132,7 @@ def dojo(agents: list[str]) -> Iterator[Dojo]:
             stack.enter_context(_process([sys.executable, str(DOJO / "serve.py"), str(tree), str(port), *agents],
                                          env, port, f"the {adapter} server"))
             urls[adapter] = f"http://127.0.0.1:{port}"
-        yield Dojo(urls, work)
+        yield Dojo(urls, work, f"http://127.0.0.1:{model_port}")
 
 
 # ------------------------------------------------------------------------------------------- scenarios
@@ -142,7 +143,7 @@ class Step:
     """What the browser adds before one run: a user message, a tool message answering each call the last run
     left unanswered (a frontend tool's result), or a resume answering each pending interrupt."""
 
-    user: str | None = None
+    user: str | list[dict[str, Any]] | None = None  # text, or content parts (text, image)
     tool_result: str | None = None
     resume: dict[str, Any] | None = None
     generations: tuple[str, ...] = GENERATIONS
@@ -300,3 +301,10 @@ def _attempts(dojo: Dojo, adapter: str, scenario: Scenario, generation: str) -> 
             return again
     except Exception as e:  # noqa: BLE001 -- kept for the test that reads this run
         return e
+
+
+def model_requests(dojo: Dojo) -> list[dict[str, Any]]:
+    """What the model was asked (aimock's journal), oldest first."""
+    import httpx
+
+    return list(httpx.get(f"{dojo.model_url}/__aimock/journal", params={"limit": 1000}, timeout=10).json())

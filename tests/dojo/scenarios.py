@@ -40,6 +40,8 @@ APPROVED_STEPS = ('{"accepted": true, "steps": [{"description": "Preheat oven", 
                   '{"description": "Melt butter and chocolate", "status": "enabled"}, '
                   '{"description": "Fold in flour", "status": "enabled"}, '
                   '{"description": "Bake for 25 minutes", "status": "enabled"}]}')
+# a 4x4 blue PNG: what the multimodal page's file input attaches, as CopilotKit sends it (an image part)
+BLUE_SQUARE = ("iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGOQizoBRwzEcQD9oxQB2jyOrgAAAABJRU5ErkJggg==")
 PICKED_TIME = {"chosen_time": "2026-09-12T10:00:00", "chosen_label": "Sat, Sep 12, 10:00 AM"}
 
 SCENARIOS = (
@@ -49,6 +51,10 @@ SCENARIOS = (
              tools=(CHANGE_BACKGROUND,), spec="agenticChatPage"),
     Scenario("agentic_chat_reasoning", "agentic_chat_reasoning", (Step(user="What is the best car to buy?"),),
              spec="agenticChatReasoningPage"),
+    Scenario("agentic_chat_multimodal", "agentic_chat_multimodal", (Step(user=[
+        {"type": "text", "text": "Tell me what do you see in this image"},
+        {"type": "image", "source": {"type": "data", "value": BLUE_SQUARE, "mimeType": "image/png"}},
+    ]),), spec="agenticChatMultimodalPage"),
     Scenario("backend_tool_rendering", "backend_tool_rendering",
              (Step(user="What's the weather in San Francisco?"),), spec="backendToolRenderingPage"),
     Scenario("human_in_the_loop", "human_in_the_loop", (

@@ -17,8 +17,8 @@ import pytest
 
 from tests.oracles import CURRENT, LEGACY, check_ag_ui_validate
 
-from .harness import GENERATIONS, Run, dojo, load_reference, play_all
-from .scenarios import AGENTS, BY_NAME, SCENARIOS
+from .harness import GENERATIONS, Dojo, Run, dojo, load_reference, model_requests, play_all
+from .scenarios import AGENTS, BLUE_SQUARE, BY_NAME, SCENARIOS
 
 UPSTREAM_SPLITS = ("upstream's TOOL_CALL_START names a parentMessageId no TEXT_MESSAGE_START opened (AGUI208): "
                    "its client holds the text and the call as two assistant messages, ours as one (as Strands has it)")
@@ -43,9 +43,14 @@ GAPS: dict[tuple[str, str], str] = {
 
 
 @pytest.fixture(scope="module")
-def runs() -> Iterator[dict[tuple[str, str, str], Run | BaseException]]:
-    with dojo(AGENTS) as live:
-        yield play_all(live, SCENARIOS)
+def live() -> Iterator[Dojo]:
+    with dojo(AGENTS) as parts:
+        yield parts
+
+
+@pytest.fixture(scope="module")
+def runs(live: Dojo) -> dict[tuple[str, str, str], Run | BaseException]:
+    return play_all(live, SCENARIOS)
 
 
 def _run(runs: dict[tuple[str, str, str], Run | BaseException], adapter: str, scenario: str,
@@ -104,6 +109,16 @@ def test_the_interrupt_books_the_picked_time(runs) -> None:
     assert any("Meeting scheduled for Sat, Sep 12, 10:00 AM" in r for r in results), results
     paused = _run(runs, "ours", "interrupt", LEGACY).views[0]
     assert paused["outcome"] == "interrupt" and paused["interrupts"], paused
+
+
+@pytest.mark.slow
+def test_the_image_reaches_the_model_on_both(live: Dojo, runs) -> None:
+    """The multimodal page's image part arrives at the model as an image (OpenAI's ``image_url`` data URL) from
+    each adapter and client generation: one model call per run."""
+    assert all(isinstance(runs[(a, "agentic_chat_multimodal", g)], Run) for a in ("ours", "upstream")
+               for g in GENERATIONS)
+    asked = [r for r in model_requests(live) if f"data:image/png;base64,{BLUE_SQUARE}" in json.dumps(r["body"])]
+    assert len(asked) == 2 * len(GENERATIONS)
 
 
 @pytest.mark.parametrize("agent", AGENTS)
