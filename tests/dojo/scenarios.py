@@ -82,6 +82,9 @@ SCENARIOS = (
     ), tools=(WRITE_DOCUMENT,), state={"document": ""}, spec="predictiveStateUpdatePage"),
     Scenario("agentic_generative_ui", "agentic_generative_ui", (Step(user="Hi"), Step(user="Go to Mars")),
              spec="agenticGenUI"),
+    Scenario("a2ui_fixed_schema", "a2ui_fixed_schema", (
+        Step(user="Find flights from SFO to JFK."), Step(user="Find hotels in downtown Manhattan."),
+    ), spec="a2uiFixedSchema"),
     Scenario("multi_agent", "multi_agent", (Step(user="Tell me about the history of tea"),), spec="multiAgentPage"),
 )
 AGENTS = sorted({s.agent for s in SCENARIOS})

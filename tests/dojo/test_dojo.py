@@ -22,8 +22,8 @@ from .scenarios import AGENTS, BLUE_SQUARE, BY_NAME, SCENARIOS
 
 UPSTREAM_SPLITS = ("upstream's TOOL_CALL_START names a parentMessageId no TEXT_MESSAGE_START opened (AGUI208): "
                    "its client holds the text and the call as two assistant messages, ours as one (as Strands has it)")
-JSON_RESULT = ("tool results: upstream JSON-encodes them (a str result quoted, a dict compact), ours sends a str as it "
-               "is and a dict as json.dumps' default")
+JSON_RESULT = ("tool results: upstream JSON-encodes them compact (a str quoted, unless it holds JSON, which it "
+               "re-dumps), ours sends a str as it is and a dict as json.dumps' default")
 INTERRUPT = "interrupts: ours adds toolCallId, expiresAt and metadata.name to upstream's id, reason, metadata.reason"
 FACTORY = ("the Dojo's multi-agent server passes a zero-argument Graph factory (StrandsAgent(agent=_build_graph)); "
            "ours calls a factory with the RunAgentInput, so the run ends in RUN_ERROR where upstream runs the graph")
@@ -38,6 +38,7 @@ GAPS: dict[tuple[str, str], str] = {
     ("interrupt", CURRENT): f"{JSON_RESULT}; {INTERRUPT}",
     ("interrupt", LEGACY): INTERRUPT,
     **{("agentic_generative_ui", g): PROGRESS for g in GENERATIONS},
+    **{("a2ui_fixed_schema", g): JSON_RESULT for g in GENERATIONS},
     **{("multi_agent", g): FACTORY for g in GENERATIONS},
 }
 
