@@ -80,11 +80,17 @@ def _wait_port(port: int, proc: subprocess.Popen[bytes], what: str, seconds: flo
 
 
 @contextmanager
-def _process(args: list[str], env: dict[str, str], port: int, what: str) -> Iterator[None]:
-    log = open(os.environ.get("DOJO_LOG_DIR", tempfile.gettempdir()) + f"/dojo-{what.split()[-1]}-{port}.log", "wb")
+def _process(args: list[str], env: dict[str, str], port: int, what: str, logs: Path) -> Iterator[None]:
+    """``args`` running until the block ends, its output in ``logs`` (``DOJO_LOG_DIR`` keeps them after a run)."""
+    path = Path(os.environ.get("DOJO_LOG_DIR") or logs) / f"dojo-{what.split()[-1]}-{port}.log"
+    log = path.open("wb")
     proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=DOJO)
     try:
-        _wait_port(port, proc, what)
+        try:
+            _wait_port(port, proc, what)
+        except RuntimeError as e:
+            log.flush()
+            raise RuntimeError(f"{e}:\n{path.read_text(errors='replace')[-3000:]}") from None
         yield
     finally:
         proc.terminate()
@@ -119,7 +125,7 @@ def dojo(agents: list[str]) -> Iterator[Dojo]:
         model_port = free_port()
         stack.enter_context(_process(
             ["node", str(AIMOCK), "-p", str(model_port), "-h", "127.0.0.1", "-f", str(FIXTURES),
-             "--log-level", "warn"], dict(os.environ), model_port, "aimock"))
+             "--log-level", "warn"], dict(os.environ), model_port, "aimock", work))
         # CORS_ALLOW_ORIGINS: unset, the agents ask for "*", which ours refuses (README.md, "Found on the way")
         env = {**os.environ, "OPENAI_API_KEY": "aimock", "OPENAI_BASE_URL": f"http://127.0.0.1:{model_port}/v1",
                "MODEL_PROVIDER": "openai", "CORS_ALLOW_ORIGINS": "http://localhost:3000",
@@ -130,7 +136,7 @@ def dojo(agents: list[str]) -> Iterator[Dojo]:
             tree = examples_tree(work / adapter, adapter)
             port = free_port()
             stack.enter_context(_process([sys.executable, str(DOJO / "serve.py"), str(tree), str(port), *agents],
-                                         env, port, f"the {adapter} server"))
+                                         env, port, f"the {adapter} server", work))
             urls[adapter] = f"http://127.0.0.1:{port}"
         yield Dojo(urls, work, f"http://127.0.0.1:{model_port}")
 
