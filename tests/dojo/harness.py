@@ -171,6 +171,7 @@ class Run:
 
     reports: list[dict[str, Any]]
     events: list[list[dict[str, Any]]]
+    attempt: int = 1  # 2: upstream's first try timed out (_attempts)
 
     @property
     def views(self) -> list[dict[str, Any]]:
@@ -211,7 +212,7 @@ def play(dojo: Dojo, adapter: str, scenario: Scenario, generation: str, attempt:
     messages: list[dict[str, Any]] = []
     state: dict[str, Any] = dict(scenario.state)
     last: dict[str, Any] | None = None
-    run = Run([], [])
+    run = Run([], [], attempt)
     for index, step in enumerate(s for s in scenario.steps if generation in s.generations):
         messages = list(messages)
         body: dict[str, Any] = {"threadId": thread, "runId": f"run-{index + 1}", "state": state,

@@ -10,6 +10,7 @@ differences from upstream (the Dojo suite)"), so closing a gap turns it into an 
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -80,8 +81,11 @@ def _differences(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> str:
 @pytest.mark.parametrize(("scenario", "generation"), list(_cases(with_gaps=False)))
 def test_upstream_reproduces_its_reference(runs, scenario: str, generation: str) -> None:
     want = load_reference(BY_NAME[scenario])["generations"][generation]["views"]
-    got = _run(runs, "upstream", scenario, generation).views
-    assert got == want, _differences(got, want)
+    run = _run(runs, "upstream", scenario, generation)
+    if run.attempt > 1:
+        warnings.warn(f"upstream's {scenario} on {generation} answered on the second try (README: upstream's hang)",
+                      stacklevel=1)
+    assert run.views == want, _differences(run.views, want)
 
 
 @pytest.mark.slow
