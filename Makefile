@@ -1,5 +1,6 @@
 # strands-agui developer entry points. `make test` is all a fresh clone needs.
-#   make deps      .venv (pip install -e '.[dev]') + npm ci: the official-client oracles (1.0.0, 0.0.59), CopilotKit tests
+#   make deps      .venv (pip install -e '.[dev]') + npm ci: the official-client oracles (1.0.0, 0.0.59), CopilotKit tests,
+#                  aimock; the Dojo's Strands agents (the ag_ui_strands sdist, pip download): tests/dojo
 #   make tools     system tools (graphviz `dot`, chromium, nginx; node/npm if absent) via apt-get when missing
 #   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow;
 #                  PYTEST_ARGS='-m "not slow"' skips the tests over ~5 s)
@@ -32,7 +33,12 @@ ORACLE_DIR := tests/oracles/agui-client-check
 LEGACY_ORACLE_DIR := tests/oracles/agui-client-check-0059
 # CopilotKit 1.74 (react-core, react-ui, runtime) + esbuild for the browser tests in tests/frontends/
 FRONTENDS_DIR := tests/frontends
-NODE_DIRS := $(ORACLE_DIR) $(LEGACY_ORACLE_DIR) $(FRONTENDS_DIR)
+# @copilotkit/aimock, the AG-UI Dojo's model server, for the Dojo suite in tests/dojo/
+DOJO_DIR := tests/dojo
+NODE_DIRS := $(ORACLE_DIR) $(LEGACY_ORACLE_DIR) $(FRONTENDS_DIR) $(DOJO_DIR)
+# the Dojo's Strands example agents as upstream ships them: examples/ of the ag_ui_strands sdist (tests/dojo/README.md)
+DOJO_SDIST := $(DOJO_DIR)/.upstream/ag_ui_strands-1.0.2.tar.gz
+DOJO_SDIST_SHA256 := 61e8183a275e47ce49c5f217f91c460dde5659f3dc58d3cf5651260da96973d1
 NODE_STAMPS := $(addsuffix /node_modules/.package-lock.json,$(NODE_DIRS))
 PYTEST_ARGS ?=
 ARGS ?=
@@ -47,14 +53,14 @@ export npm_config_update_notifier := false
 # root on CI; elsewhere fall back to passwordless sudo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
 
-.PHONY: all venv node-deps node-tool deps tools test test-frontends run diagrams proto screenshots bench bench-deps \
+.PHONY: all venv node-deps dojo-deps node-tool deps tools test test-frontends run diagrams proto screenshots bench bench-deps \
 	bench-profile soak fuzz lint clean \
 	distclean help
 
 all: test
 
 help:
-	@sed -n '1,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,17p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
@@ -82,7 +88,14 @@ venv: $(STAMP)
 
 node-deps: $(NODE_STAMPS)
 
-deps: venv node-deps
+$(DOJO_SDIST): | $(STAMP)
+	@echo ">> pip download ag_ui_strands==1.0.2 --no-binary :all: (its examples: the Dojo's agents, tests/dojo)"
+	@$(PYTHON) -m pip download -q --no-deps --no-binary :all: -d $(@D) ag_ui_strands==1.0.2
+	@echo "$(DOJO_SDIST_SHA256)  $@" | sha256sum -c --quiet || { rm -f $@; exit 1; }
+
+dojo-deps: $(DOJO_SDIST)
+
+deps: venv node-deps dojo-deps
 
 define apt_install
 	{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $(1) >/dev/null; } \
@@ -157,7 +170,7 @@ lint: deps
 
 clean:
 	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(addsuffix /node_modules,$(NODE_DIRS)) \
-	  $(FRONTENDS_DIR)/dist $(STAMP) \
+	  $(FRONTENDS_DIR)/dist $(DOJO_DIR)/.upstream $(STAMP) \
 	  $(BENCH_STAMP)
 	@find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 
