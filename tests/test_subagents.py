@@ -271,6 +271,16 @@ async def test_a_factory_may_return_a_graph() -> None:
     assert events[-1]["type"] == "RUN_FINISHED"
 
 
+async def test_a_factory_taking_nothing_is_called_without_the_input() -> None:
+    """Upstream ``ag_ui_strands`` accepts ``StrandsAgent(agent=_build_graph)`` (the Dojo's multi-agent server):
+    a factory of no argument. Before, ours called it with the RunAgentInput: RUN_ERROR, TypeError."""
+    from tests.multi_scenarios import graph
+
+    events = dump_events(await run_all(StrandsAgent(graph), run_input("go")))
+    assert sorted(e["name"] for e in of_type(events, "SUBAGENT_STARTED")) == ["left", "plan", "right"]
+    assert events[-1]["type"] == "RUN_FINISHED"
+
+
 def test_multiagent_events_must_be_a_known_shape() -> None:
     with pytest.raises(ValueError, match="multiagent_events"):
         StrandsAgentConfig(multiagent_events="nodes")  # type: ignore[arg-type]

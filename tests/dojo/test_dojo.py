@@ -26,8 +26,6 @@ UPSTREAM_SPLITS = ("upstream's TOOL_CALL_START names a parentMessageId no TEXT_M
 JSON_RESULT = ("tool results: upstream JSON-encodes them compact (a str quoted, unless it holds JSON, which it "
                "re-dumps), ours sends a str as it is and a dict as json.dumps' default")
 INTERRUPT = "interrupts: ours adds toolCallId, expiresAt and metadata.name to upstream's id, reason, metadata.reason"
-FACTORY = ("the Dojo's multi-agent server passes a zero-argument Graph factory (StrandsAgent(agent=_build_graph)); "
-           "ours calls a factory with the RunAgentInput, so the run ends in RUN_ERROR where upstream runs the graph")
 PROGRESS = ("a tool's yielded {\"state\": ...} chunks: upstream sends each as a STATE_SNAPSHOT, ours as the call's "
             "progress (ACTIVITY_SNAPSHOT/DELTA: an activity message) and the last state once, after the result; "
             f"and {JSON_RESULT}")
@@ -40,7 +38,6 @@ GAPS: dict[tuple[str, str], str] = {
     ("interrupt", LEGACY): INTERRUPT,
     **{("agentic_generative_ui", g): PROGRESS for g in GENERATIONS},
     **{("a2ui_fixed_schema", g): JSON_RESULT for g in GENERATIONS},
-    **{("multi_agent", g): FACTORY for g in GENERATIONS},
 }
 
 

@@ -27,7 +27,7 @@ from ..core.machine import OnMove
 from ..core.opening import RunOpening
 from ..core.translator import HookCall, Item, Translator, hook_failed, new_id
 from ..errors import RunFailure, RunRefused, adapter_failure, building_failure, strands_failure
-from .agents import AgentSource
+from .agents import AgentSource, agent_source
 from .approval import with_edited_arguments
 from .conversation import conversation
 from .hooks import run_hook
@@ -60,7 +60,8 @@ UNWIND_LIMIT = 10_000  # events a failed Swarm/Graph may still yield before it i
 class StrandsAgent:
     """Serve a Strands agent over AG-UI. ``agent`` is a template ``strands.Agent`` (each run gets its own
     instance carrying its model, tools, system prompt and state), a template ``Swarm`` or ``Graph`` (each run
-    gets its own copy, see ``runtime/multiagent.py``) or a factory ``(RunAgentInput) -> Agent | Swarm | Graph``.
+    gets its own copy, see ``runtime/multiagent.py``) or a factory ``(RunAgentInput) -> Agent | Swarm | Graph``
+    (or ``() -> ...``, as upstream ``ag_ui_strands`` accepts).
 
     ``sessions`` is where paused runs wait for their resume (see ``runtime/sessions.py``); by default a
     :class:`~strands_agui.runtime.sessions.FileSessions` in ``$STRANDS_AGUI_SESSIONS`` or ``~/.strands/sessions``.
@@ -78,7 +79,7 @@ class StrandsAgent:
             raise TypeError(f"StrandsAgent config must be a StrandsAgentConfig or None, not {type(config).__name__}")
         if not callable(id_factory):
             raise TypeError(f"StrandsAgent id_factory must be a callable () -> str, not {type(id_factory).__name__}")
-        self.strands_agent = agent
+        self.strands_agent = agent_source(agent)
         self.name = name
         self.description = description
         self.config = config or StrandsAgentConfig()

@@ -7,6 +7,8 @@ constructor option of the template and the hook callbacks the user registered (`
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
@@ -22,6 +24,29 @@ from .multiagent import copy_orchestrator
 
 AgentFactory: TypeAlias = Callable[[RunAgentInput], "Agent | MultiAgentBase"]
 AgentSource: TypeAlias = Agent | MultiAgentBase | AgentFactory
+
+
+def agent_source(agent: Any) -> AgentSource:
+    """``agent`` as a run builds from it: a template as it is; a factory with a required positional parameter
+    (or ``*args``) is called with the run's ``RunAgentInput``; any other factory (none, or only defaulted
+    parameters: upstream ``ag_ui_strands`` calls a factory with nothing, e.g. the Dojo's multi-agent server's
+    ``StrandsAgent(agent=_build_graph)``) is called with nothing."""
+    if isinstance(agent, Agent | MultiAgentBase) or not callable(agent):
+        return agent  # type: ignore[no-any-return]
+    try:
+        parameters = inspect.signature(agent).parameters.values()
+    except (TypeError, ValueError):  # a builtin or C callable: called with the input, as before
+        return agent  # type: ignore[no-any-return]
+    takes_input = any(p.kind is p.VAR_POSITIONAL or (p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                                     and p.default is p.empty) for p in parameters)
+    if takes_input:
+        return agent  # type: ignore[no-any-return]
+
+    @functools.wraps(agent)
+    def without_input(_input: RunAgentInput) -> Agent | MultiAgentBase:
+        return agent()  # type: ignore[no-any-return]
+
+    return without_input
 
 FRONTEND_TOOL_RESULT = "The client runs this tool; its result arrives with the client's next request."
 
