@@ -44,6 +44,7 @@ from .events import (
     EventStore,
     MemoryEvents,
     RunExists,
+    RunLimit,
     RunLog,
     Stored,
     StoreUnavailable,
@@ -103,6 +104,8 @@ class Resumable:
             log = await self.store.open(run_key(run_id, principal), principal, cancel.set)
         except RunExists:
             raise HTTPException(409, f"run {run_id!r} was already started; a new run needs a new runId") from None
+        except RunLimit as exc:
+            raise run_limit(exc) from None
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         return RunTap(run_id, log, cancel, self.detach)
@@ -353,6 +356,24 @@ def parse_last_event_id(run_id: str, header: str | None) -> int:
     if not number.isdigit() or not number.isascii() or len(number) > 18:
         raise HTTPException(400, f"Last-Event-ID {header[:80]!r} does not end with an event number")
     return int(number)
+
+
+RUN_LIMIT_RETRY_SECONDS = 5
+_LIMITS = {
+    "live_runs_per_principal": "you already have {maximum} live resumable runs, the most one caller may have",
+    "runs": "the event store holds {maximum} runs, every one still live",
+    "live_runs": "{maximum} resumable runs are live on this deployment, the most it allows",
+    "bytes": "live runs hold the event store's {maximum} bytes",
+}
+
+
+def run_limit(exc: RunLimit) -> HTTPException:
+    """429 ``RUN_LIMIT`` (``errors.REFUSAL_CODES``): which limit, its maximum, what to do."""
+    what = _LIMITS.get(exc.limit, "{maximum}").format(maximum=exc.maximum)
+    return HTTPException(429, {
+        "code": "RUN_LIMIT", "limit": exc.limit, "maximum": exc.maximum,
+        "message": f"{what}: wait for a run to end (or cancel one: POST .../runs/{{runId}}/cancel), then retry; "
+                   "nothing was started"}, headers={"Retry-After": str(RUN_LIMIT_RETRY_SECONDS)})
 
 
 def unavailable(exc: StoreUnavailable) -> HTTPException:
