@@ -129,7 +129,7 @@ async def test_a_live_run_over_its_byte_budget_drops_its_oldest_events() -> None
     chunk = json.dumps({"type": "TEXT_MESSAGE_CONTENT", "delta": "y" * 100_000})
     for _ in range(30):
         log.append(chunk, "TEXT_MESSAGE_CONTENT")
-    first, last, ended = await store.bounds("long")
+    first, last, ended, _ = await store.bounds("long")
     assert last == 30 and 1 < first and not ended
     assert store.runs["long"].bytes <= 1_000_000
     assert [s.seq for s in store.runs["long"].events] == list(range(first, 31))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from typing import Any
 
 import httpx
@@ -62,12 +63,19 @@ def run_body(run_id: str, text: str = "resumable runs", thread_id: str | None = 
 
 
 class Gate:
-    """A tool that blocks until the test opens it, counting how often the model is called."""
+    """A tool that blocks until the test opens it, counting the runs that entered it."""
 
     def __init__(self) -> None:
         self.opened = threading.Event()
         self.entered = threading.Event()
         self.cancelled = threading.Event()
+        self.entries = 0  # how many runs entered the tool
+
+    def wait_for_entries(self, count: int, seconds: float = 10) -> None:
+        deadline = time.monotonic() + seconds
+        while self.entries < count:
+            assert time.monotonic() < deadline, f"{self.entries} runs entered the gate, not {count}"
+            time.sleep(0.01)
 
     def tool(self) -> Any:
         gate = self
@@ -75,6 +83,7 @@ class Gate:
         @tool
         async def wait_for_gate() -> str:
             """Wait until the gate opens."""
+            gate.entries += 1
             gate.entered.set()
             try:
                 while not gate.opened.is_set():
@@ -88,8 +97,15 @@ class Gate:
 
 
 def gated_agent(gate: Gate, answer: str = "Through the gate.", **config: Any) -> StrandsAgent:
-    """An agent that says a few words, waits in ``gate``'s tool, then says ``answer`` (a word a delta)."""
-    model = ScriptedModel([[Text("Waiting at the gate."), ToolUse("wait_for_gate", {}, tool_use_id="gate")],
-                           [Text(answer)]])
+    """An agent that says a few words, waits in ``gate``'s tool, then says ``answer`` (a word a delta); each
+    run (several at once, too) plays the whole script. A run asked ``quick`` answers at once."""
+
+    def turn(messages: list[dict[str, Any]]) -> list[Any]:
+        last = messages[-1]["content"]
+        if any("toolResult" in block or block.get("text") == "quick" for block in last):
+            return [Text(answer)]
+        return [Text("Waiting at the gate."), ToolUse("wait_for_gate", {}, tool_use_id="gate")]
+
+    model = ScriptedModel(turn)
     return StrandsAgent(Agent(model=model, tools=[gate.tool()], callback_handler=None), name="gated",
                         config=StrandsAgentConfig(**config))

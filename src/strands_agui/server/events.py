@@ -14,17 +14,23 @@ whether the worker running it is alive. Two stores:
   principal, 15 minutes. Bytes are counted as :func:`event_bytes` (the JSON text object and a record per event);
   a live run keeps its newest event whatever its size, so a store of live runs can pass ``max_bytes`` by those.
 * :class:`~strands_agui.server.redis_events.RedisEvents` (``redis_events.py``) - several workers or machines
-  (``--events redis://HOST:PORT/DB``). A run is a Redis
-  stream ``<prefix>:<key>`` (the key: the run id scoped by its principal, ``resumable.run_key``); each entry
-  holds a batch of consecutive events (one ``XADD`` per batch, its id the number of its last event: ``7-0``
-  ends with event 7, so ``XREAD`` from ``n-0`` starts at the batch holding event n + 1), capped at
-  ``max_events`` entries (``XADD MAXLEN ~``, so at least as many events) and expiring ``ttl`` seconds after its
-  last write (``EXPIRE``); readers follow it with ``XREAD BLOCK``.
-  Beside it: ``:meta`` (the principal), ``:alive`` (the running worker's heartbeat, a key that expires
-  ``ALIVE_SECONDS`` after the worker stops refreshing it), ``:reader`` (set by readers, expiring),
-  ``:cancel`` (a cancel request, polled by the running worker once per heartbeat). A run's writes go out
-  from one task per run (a batch gathered for ``BATCH_SECONDS``, one pipeline), and before each write of the
-  driver (so a client never holds an id the store lacks), never from inside the run.
+  (``--events redis://HOST:PORT/DB``). Every key of a run is ``<prefix>:run:{<h>}:<part>``, ``h`` the SHA-256 of
+  the run's key (the run id scoped by its principal, ``resumable.run_key``), so no run id can name another key.
+  ``:events`` is a Redis stream; each entry holds a batch of consecutive events (one ``XADD`` per batch, its id
+  the number of its last event: ``7-0`` ends with event 7, so ``XREAD`` from ``n-0`` starts at the batch holding
+  event n + 1), capped at ``max_events`` entries (``XADD MAXLEN ~``, so at least as many events) and expiring
+  ``ttl`` seconds after its last write (``EXPIRE``); readers follow it with ``XREAD BLOCK``.
+  Beside it: ``:meta`` (the principal; ``lost``, the first event not stored, once the log stopped short),
+  ``:alive`` (the running worker's heartbeat, a key that expires ``ALIVE_SECONDS`` after the worker stops
+  refreshing it), ``:reader`` (set by readers, expiring), ``:cancel`` (a cancel request, polled by the running
+  worker once per heartbeat). ``<prefix>:live`` and ``<prefix>:live:<principal hash>`` are sorted sets of the
+  live runs (scored by their heartbeat's expiry): at most ``max_live_runs`` (10 000) and
+  ``max_live_runs_per_principal`` (100) live runs, past them :class:`RunLimit`. A run's writes go out from one
+  task per run (a batch gathered for ``BATCH_SECONDS``, one script call), and before each write of the driver
+  (so a client never holds an id the store lacks), never from inside the run. The worker running a run keeps it
+  in its own registry too: a cancel reaching it works, and its id stays taken, whatever Redis lost; its
+  heartbeat writes the run's keys back after a Redis restart (new runs wait ``SETTLE_SECONDS`` after Redis lost
+  every key, so those come back first).
 
 A store that cannot be reached raises :class:`StoreUnavailable` (the endpoint answers 503 before any run
 starts); see ``docs/reliability.md`` for what a store outage mid-run loses.
@@ -93,12 +99,14 @@ class Stored:
 
 
 class Bounds(NamedTuple):
-    """The numbers of the oldest event still kept (1 unless the log was capped) and of the newest, and
-    whether the newest is the run's terminal event."""
+    """The numbers of the oldest event still kept (1 unless the log was capped) and of the newest, whether the
+    newest is the run's terminal event, and whether the log stopped short (``lost``: Redis failed or lost the
+    run while it ran; the log never reaches its terminal event, a reader gets RUN_LOST at its end)."""
 
     first: int
     last: int
     ended: bool
+    lost: bool = False
 
 
 class RunLog(Protocol):

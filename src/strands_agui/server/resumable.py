@@ -124,11 +124,13 @@ class Resumable:
         follows): 400 for an id that is not this run's, 404 when the events after it are no longer kept."""
         after = parse_last_event_id(run_id, last_event_id)
         try:
-            first, last, ended = await self.store.bounds(run_key(run_id, principal))
+            first, last, ended, lost = await self.store.bounds(run_key(run_id, principal))
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         if ended and after == last:
             return None
+        if lost and after >= last:  # the client holds events the store lost: nothing follows but RUN_LOST
+            return after
         if after > last:
             raise HTTPException(400, f"Last-Event-ID {last_event_id!r} names an event run {run_id!r} has not written")
         if after + 1 < first:
