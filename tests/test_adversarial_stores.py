@@ -7,9 +7,11 @@ cases (no HTTP): tests/test_event_stores.py; the table of cases: docs/reliabilit
 
 from __future__ import annotations
 
+import gc
 import shutil
 import threading
 import time
+import tracemalloc
 from collections.abc import Iterator
 from typing import Any
 
@@ -47,6 +49,7 @@ def make_store(kind: str, redis: RedisServer | None) -> EventStore:
     return RedisEvents(redis.url)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["memory", pytest.param("redis", marks=needs_redis)])
 def test_60_followers_of_a_live_run_each_get_every_event_and_its_own_end(
         kind: str, request: pytest.FixtureRequest) -> None:
@@ -141,6 +144,7 @@ def until(answer: Any, accept: Any, limit: float = 10) -> httpx.Response:
 # ----------------------------------------------------------------------------- isolation and limits
 
 
+@pytest.mark.slow
 def test_another_principals_runs_cannot_evict_a_live_run() -> None:
     """Bob's 60 tiny runs through a store of 20 leave alice's live run in place: her reconnect and cancel
     work, her runId is still taken (it used to be evicted, oldest first: 404, and startable twice)."""
@@ -190,6 +194,34 @@ def test_live_runs_past_a_principals_limit_get_429_run_limit_and_others_are_not_
     assert after.status_code == 200  # her runs ended: she may start another
 
 
+@pytest.mark.slow
+def test_120_runs_with_a_900_kb_state_hold_no_more_than_the_byte_bound() -> None:
+    """Each run's STATE_SNAPSHOT carries its 900 KB state: 120 of them used to stay for 15 minutes (128 MB of
+    RSS, about 1 GB at the 1000-run cap). With a 16 MiB bound the store holds the newest that fit, and the
+    memory Python still holds after the runs (tracemalloc; RSS keeps freed arenas, so it says little) is the
+    bound's."""
+    bound = 16 * 1024 * 1024
+    store = MemoryEvents(max_bytes=bound)
+    state = {"blob": "x" * 900_000}
+    with LiveServer(create_strands_app(strands_agent(echo_model()), resumable=Resumable(store))) as server:
+        tracemalloc.start()
+        try:
+            for n in range(120):
+                body = {**run_body(f"big-{n}", "hi"), "state": state}
+                response = httpx.post(server.url + "/", json=body, headers=BOB, timeout=30)
+                assert response.status_code == 200 and frames(response.content)[-1][1]["type"] == "RUN_FINISHED"
+                assert store.bytes <= bound
+            gc.collect()
+            held = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        newest = reconnect(server.url, "big-119", None)
+        oldest = reconnect(server.url, "big-0", None)
+    assert newest.status_code == 200 and oldest.status_code == 404  # evicted: ended, the first to end
+    assert len(store.runs) < 20
+    assert held < bound + 8 * 1024 * 1024, held
+
+
 # ----------------------------------------------------------------------------- Redis: keys, restart, freeze
 
 
@@ -207,6 +239,7 @@ def cancel_seen(store: RedisEvents) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 @needs_redis
 def test_run_ids_that_spell_another_runs_keys_are_runs_of_their_own(redis: RedisServer) -> None:
     """Run ``K`` then ``K:meta`` used to share a key (WRONGTYPE: the stream cut with no frame, "Exception in ASGI
@@ -227,6 +260,7 @@ def test_run_ids_that_spell_another_runs_keys_are_runs_of_their_own(redis: Redis
     assert set(cancels.values()) == {409}  # each its own ended run
 
 
+@pytest.mark.slow
 @needs_redis
 def test_after_a_redis_restart_a_live_run_stays_cancellable_and_its_id_taken(redis: RedisServer) -> None:
     """Redis restarts (nothing persisted) while alice's run waits in its tool on server A. The first request on
@@ -262,6 +296,7 @@ def test_after_a_redis_restart_a_live_run_stays_cancellable_and_its_id_taken(red
     assert_valid_sse(hers.response.content, fail_on_run_error=True)  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 @needs_redis
 def test_a_frozen_redis_answers_503_within_the_timeout_and_the_live_run_loses_nothing(redis: RedisServer) -> None:
     """Redis frozen (SIGSTOP) while alice's run waits in its tool: a new run, a reconnect and another worker's
