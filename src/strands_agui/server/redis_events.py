@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 SETTLE_SECONDS = 2 * HEARTBEAT_SECONDS  # after Redis lost every key: how long new runs wait for live ones to come back
 _NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
 
-# KEYS: meta, live (every run), live (the principal's; = live for the anonymous principal), epoch, settling
+# KEYS: meta, live (every run), live (the principal's; = live for the anonymous principal), epoch, settling, alive
 # ARGV: principal, max live runs, max live runs of the principal (0: none), alive ms, ttl s, the run's member,
 # settle ms. A number: wait that many ms, then ask again (Redis has just lost every key: the workers running
 # runs write theirs back on their next heartbeat, before any run may take an id or a place).
@@ -57,6 +57,7 @@ if per > 0 and redis.call('ZCARD', KEYS[3]) >= per then return 'live_runs_per_pr
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 'live_runs' end
 redis.call('HSET', KEYS[1], 'principal', ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('SET', KEYS[6], '1', 'PX', ARGV[4])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[6])
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[6])
 return 'ok'
@@ -161,7 +162,7 @@ class RedisEvents:
         for _ in range(3):
             answer = await self._script(
                 _OPEN, [self.key(run_id, "meta"), self.live_key(None), self.live_key(principal),
-                        f"{self.prefix}:epoch", f"{self.prefix}:settling"],
+                        f"{self.prefix}:epoch", f"{self.prefix}:settling", self.key(run_id, "alive")],
                 [principal or "", self.max_live_runs, self.max_live_runs_per_principal if per_principal else 0,
                  int(ALIVE_SECONDS * 1000), int(self.ttl), _digest(run_id), int(SETTLE_SECONDS * 1000)])
             if not isinstance(answer, int):
@@ -176,12 +177,7 @@ class RedisEvents:
         if answer == "live_runs":
             raise RunLimit(answer, self.max_live_runs)
         log = self.running[run_id] = _RedisLog(self, run_id, principal, on_cancel)
-        try:
-            await log.beat()
-        except StoreUnavailable:
-            del self.running[run_id]
-            raise
-        log.start()
+        log.start()  # opened alive: its first heartbeat comes within HEARTBEAT_SECONDS
         return log
 
     async def known(self, run_id: str, principal: str | None) -> bool:
