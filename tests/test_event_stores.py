@@ -146,3 +146,19 @@ def test_the_docs_list_every_refusal_code() -> None:
     table = re.search(r"<!-- refusal-codes:start -->(.*?)<!-- refusal-codes:end -->", errors, re.S)
     assert table is not None
     assert dict(re.findall(r"^\| `(\w+)` \| (.+) \|$", table.group(1), re.M)) == REFUSAL_CODES
+
+
+def test_the_environment_sets_the_per_principal_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``strands-agui serve --resumable`` has no flag for it: each worker reads it from the environment."""
+    from strands_agui.server.redis_events import RedisEvents
+    from strands_agui.server.resumable import from_environment
+
+    monkeypatch.setenv("STRANDS_AGUI_RESUMABLE", "1")
+    monkeypatch.setenv("STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL", "7")
+    memory = from_environment()
+    assert memory is not None and isinstance(memory.store, MemoryEvents)
+    assert memory.store.max_live_runs_per_principal == 7
+    monkeypatch.setenv("STRANDS_AGUI_EVENTS", "redis://127.0.0.1:1/0")
+    redis = from_environment()
+    assert redis is not None and isinstance(redis.store, RedisEvents)
+    assert redis.store.max_live_runs_per_principal == 7

@@ -40,6 +40,7 @@ from pydantic import TypeAdapter
 
 from .driver import TERMINAL, Encode, finish, unwind
 from .events import (
+    DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
     HEARTBEAT_SECONDS,
     EventStore,
     MemoryEvents,
@@ -253,6 +254,7 @@ class RunTap:
 RESUMABLE_ENV = "STRANDS_AGUI_RESUMABLE"  # "1": serve every endpoint resumable (``serve --resumable``)
 EVENTS_ENV = "STRANDS_AGUI_EVENTS"  # the event store's URL (``serve --events redis://HOST:PORT/DB``)
 DETACH_ENV = "STRANDS_AGUI_DETACH_SECONDS"  # ``serve --detach-seconds``
+LIVE_RUNS_ENV = "STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL"  # the store's per-principal limit (default 100)
 
 
 def resumable_runs(setting: bool | Resumable | None) -> Resumable | None:
@@ -267,11 +269,14 @@ def resumable_runs(setting: bool | Resumable | None) -> Resumable | None:
 
 def from_environment() -> Resumable | None:
     """The endpoint default: what ``strands-agui serve --resumable [--events URL] [--detach-seconds S]`` set
-    for every worker (None: not resumable)."""
+    for every worker (None: not resumable); ``$STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL`` sets the store's
+    per-principal limit of live runs."""
     if os.environ.get(RESUMABLE_ENV) != "1":
         return None
     url = os.environ.get(EVENTS_ENV)
-    store = RedisEvents(url) if url else None
+    per_principal = int(os.environ.get(LIVE_RUNS_ENV) or DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL)
+    store: EventStore = RedisEvents(url, max_live_runs_per_principal=per_principal) if url else \
+        MemoryEvents(max_live_runs_per_principal=per_principal)
     return Resumable(store, float(os.environ.get(DETACH_ENV) or DEFAULT_DETACH_SECONDS))
 
 
