@@ -328,3 +328,24 @@ def test_a_frozen_redis_answers_503_within_the_timeout_and_the_live_run_loses_no
     assert [n for n, _ in frames(hers.response.content)] == [  # type: ignore[union-attr]
         f"z-1:{n}" for n in range(1, len(events) + 1)]
     assert after.status_code == 200
+
+
+@needs_redis
+def test_a_principals_live_runs_are_counted_across_workers(redis: RedisServer) -> None:
+    """Two workers on one Redis share the count: alice's run on each fills her limit of 2 on both; bob is not
+    refused; her runs' end frees her places (the worker removes each ended run from the live sets)."""
+    gate = Gate()
+    stores = [RedisEvents(redis.url, prefix="across", max_live_runs_per_principal=2) for _ in range(2)]
+    with redis_app(redis, gated_agent(gate), "across", stores[0]) as a, \
+            redis_app(redis, gated_agent(gate), "across", stores[1]) as b:
+        alices = [Posting(a.url + "/", run_body("a-0"), ALICE), Posting(b.url + "/", run_body("a-1"), ALICE)]
+        gate.wait_for_entries(2)
+        refused = [httpx.post(server.url + "/", json=run_body("a-2", "quick"), headers=ALICE, timeout=30)
+                   for server in (a, b)]
+        bobs = httpx.post(b.url + "/", json=run_body("b-0", "quick"), headers=BOB, timeout=30)
+        gate.opened.set()
+        ended = [posting.events()[-1]["type"] for posting in alices]
+        again = httpx.post(a.url + "/", json=run_body("a-3", "quick"), headers=ALICE, timeout=30)
+    assert [r.status_code for r in refused] == [429, 429]
+    assert {r.json()["detail"]["limit"] for r in refused} == {"live_runs_per_principal"}
+    assert bobs.status_code == 200 and ended == ["RUN_FINISHED"] * 2 and again.status_code == 200
