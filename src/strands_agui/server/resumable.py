@@ -98,7 +98,7 @@ class Resumable:
 
     async def start(self, input_data: RunAgentInput, principal: str | None) -> RunTap:
         """Open the run's log: 409 when ``principal`` used the run id already (another principal's run of the
-        same id is another run), 503 when the store is down."""
+        same id is another run), 429 ``RUN_LIMIT`` past the store's live-run limits, 503 when the store is down."""
         run_id = check_run_id(input_data.run_id)
         cancel = threading.Event()
         try:
