@@ -6,7 +6,6 @@ its client for ``detach_seconds`` and no longer; cancel by id ends the run RUN_F
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import threading
@@ -15,19 +14,16 @@ from typing import Any
 
 import httpx
 import pytest
-from strands import Agent, tool
 
-from strands_agui import StrandsAgent, StrandsAgentConfig
 from strands_agui.config import CancelContext
 from strands_agui.examples.multi_agent import build_agent
 from strands_agui.server.endpoint import create_strands_app
 from strands_agui.server.events import MemoryEvents
 from strands_agui.server.proto import PROTO_MEDIA_TYPE, decode_frames
 from strands_agui.server.resumable import Resumable
-from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.live import LiveServer
 from tests.oracles import CLIENT_DIR, _node, assert_valid_sse
-from tests.support.resumable import SSE, cut, frames, reconnect, run_body
+from tests.support.resumable import SSE, Gate, cut, frames, gated_agent, reconnect, run_body
 
 MULTI = "/multi_agent"
 
@@ -90,39 +86,6 @@ def test_protobuf_frames_are_counted_from_the_last_event_id() -> None:
 
 
 # ----------------------------------------------------------------------------- detach
-
-
-class Gate:
-    """A tool that blocks until the test opens it, counting how often the model is called."""
-
-    def __init__(self) -> None:
-        self.opened = threading.Event()
-        self.entered = threading.Event()
-        self.cancelled = threading.Event()
-
-    def tool(self) -> Any:
-        gate = self
-
-        @tool
-        async def wait_for_gate() -> str:
-            """Wait until the gate opens."""
-            gate.entered.set()
-            try:
-                while not gate.opened.is_set():
-                    await asyncio.sleep(0.01)
-            except asyncio.CancelledError:
-                gate.cancelled.set()
-                raise
-            return "the gate opened"
-
-        return wait_for_gate
-
-
-def gated_agent(gate: Gate, **config: Any) -> StrandsAgent:
-    model = ScriptedModel([[Text("Waiting at the gate."), ToolUse("wait_for_gate", {}, tool_use_id="gate")],
-                           [Text("Through the gate.")]])
-    return StrandsAgent(Agent(model=model, tools=[gate.tool()], callback_handler=None), name="gated",
-                        config=StrandsAgentConfig(**config))
 
 
 def test_a_detached_run_goes_on_and_a_reconnect_gets_its_end() -> None:

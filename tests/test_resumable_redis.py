@@ -5,7 +5,8 @@ uvicorn workers, or two servers to choose which one answers), nginx cutting stre
 A multi-agent run (the multi_agent example: a Swarm, subagents, a streaming tool) is cut mid-stream and
 stitched back on the other server, or through nginx, and the stitched stream equals the stored one and passes
 both oracles; a run is cancelled from the other server; a SIGKILLed worker's run ends RUN_ERROR ``RUN_LOST``
-for a reconnecting client; with Redis down, resumable routes answer 503 at once (no hang, no 500).
+for a reconnecting client; with Redis down, resumable routes answer 503 at once (no hang, no 500), but a cancel
+on the worker running the run, which is taken there. Faults and attacks on the stores: test_adversarial_stores.py.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -27,49 +27,14 @@ import httpx
 import pytest
 
 from tests.oracles import assert_valid_sse
+from tests.support.redis import redis_server, wait_for
 from tests.support.resumable import SSE, cut, frames, reconnect, run_body
+from tests.support.workers import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not shutil.which("redis-server"),
                                                      reason="redis-server: make tools installs it")]
 ROOT = Path(__file__).parent.parent
 MULTI = "/multi_agent"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for(check: Any, what: str, limit: float = 120) -> None:
-    deadline = time.monotonic() + limit  # a loaded machine starts slowly; this bounds a hang, not speed
-    while True:
-        try:
-            if check():
-                return
-        except (httpx.TransportError, OSError):
-            pass
-        assert time.monotonic() < deadline, f"{what} did not start"
-        time.sleep(0.1)
-
-
-@contextmanager
-def redis_server() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """redis-server on a free loopback port, nothing persisted; yields its URL and process."""
-    port = free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        def pong() -> bool:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-                sock.sendall(b"PING\r\n")
-                return sock.recv(16).startswith(b"+PONG")
-
-        wait_for(pong, "redis-server")
-        yield f"redis://127.0.0.1:{port}/0", proc
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 @contextmanager
@@ -94,8 +59,8 @@ def serve(events: str, workers: int = 1, delay: str = "0.02", *extra: str) -> It
 
 @pytest.fixture(scope="module")
 def redis_url() -> Iterator[str]:
-    with redis_server() as (url, _):
-        yield url
+    with redis_server() as redis:
+        yield redis.url
 
 
 @pytest.fixture(scope="module")
@@ -169,16 +134,16 @@ def test_a_sigkilled_workers_run_ends_run_lost_for_a_reconnecting_client(redis_u
 
 
 def test_with_redis_down_resumable_routes_answer_503_at_once() -> None:
-    with redis_server() as (url, redis_proc), serve(url) as (server, _):
+    with redis_server() as redis, serve(redis.url) as (server, _):
         held, last = cut(server + MULTI, run_body("x-5"), after=3)
-        redis_proc.terminate()
-        redis_proc.wait(10)
+        redis.stop()
         started = time.monotonic()
         run = httpx.post(server + MULTI, json=run_body("x-6"), headers=SSE, timeout=30)
         again = reconnect(server + MULTI, "x-5", last)
-        cancel = httpx.post(f"{server}{MULTI}/runs/x-5/cancel", timeout=30)
+        cancel = httpx.post(f"{server}{MULTI}/runs/x-9/cancel", timeout=30)
+        own = httpx.post(f"{server}{MULTI}/runs/x-5/cancel", timeout=30)  # this worker runs it: cancelled here
         elapsed = time.monotonic() - started
-    assert (run.status_code, again.status_code, cancel.status_code) == (503, 503, 503)
+    assert (run.status_code, again.status_code, cancel.status_code, own.status_code) == (503, 503, 503, 202)
     assert "unavailable" in run.json()["detail"] and run.headers["retry-after"]
     assert elapsed < 20  # the store's socket timeout (2 s) bounds each request
 

@@ -54,6 +54,15 @@ ERROR_CODES: dict[str, str] = {
     "of tool names (a bare string, a mapping); Strands was not called.",
 }
 
+# code -> when a request is refused with it before any run starts (an HTTP status, the code in the JSON body's
+# ``detail.code``). docs/errors.md's refusal table is this mapping.
+REFUSAL_CODES: dict[str, str] = {
+    "RUN_LIMIT": "HTTP 429 (with Retry-After) for a new resumable run: its principal already has as many live "
+    "runs as it may, or the event store is full of live runs (which are never evicted). The body's detail names "
+    "the limit (live_runs_per_principal, runs, live_runs, bytes) and its maximum; let a run end or cancel one, "
+    "then retry. Nothing was started.",
+}
+
 _BY_CLASS_NAME: dict[str, str] = {
     "ModelThrottledException": "MODEL_THROTTLED",
     "ContextWindowOverflowException": "CONTEXT_WINDOW_OVERFLOW",

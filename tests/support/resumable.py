@@ -1,11 +1,19 @@
-"""Helpers of the resumable-runs tests: SSE frames with ids, cutting a stream, reconnecting, stitching."""
+"""Helpers of the resumable-runs tests: SSE frames with ids, cutting a stream, reconnecting, stitching; an agent
+waiting in a tool until the test opens its gate."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
+import time
 from typing import Any
 
 import httpx
+from strands import Agent, tool
+
+from strands_agui import StrandsAgent, StrandsAgentConfig
+from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 
 SSE = {"Accept": "text/event-stream"}
 
@@ -52,3 +60,52 @@ def run_body(run_id: str, text: str = "resumable runs", thread_id: str | None = 
     return {"threadId": thread_id or f"thread-{run_id}", "runId": run_id, "state": {},
             "messages": [{"id": f"user-{run_id}", "role": "user", "content": text}],
             "tools": [], "context": [], "forwardedProps": {}, "protocolVersion": "1.0"}
+
+
+class Gate:
+    """A tool that blocks until the test opens it, counting the runs that entered it."""
+
+    def __init__(self) -> None:
+        self.opened = threading.Event()
+        self.entered = threading.Event()
+        self.cancelled = threading.Event()
+        self.entries = 0  # how many runs entered the tool
+
+    def wait_for_entries(self, count: int, seconds: float = 10) -> None:
+        deadline = time.monotonic() + seconds
+        while self.entries < count:
+            assert time.monotonic() < deadline, f"{self.entries} runs entered the gate, not {count}"
+            time.sleep(0.01)
+
+    def tool(self) -> Any:
+        gate = self
+
+        @tool
+        async def wait_for_gate() -> str:
+            """Wait until the gate opens."""
+            gate.entries += 1
+            gate.entered.set()
+            try:
+                while not gate.opened.is_set():
+                    await asyncio.sleep(0.01)
+            except asyncio.CancelledError:
+                gate.cancelled.set()
+                raise
+            return "the gate opened"
+
+        return wait_for_gate
+
+
+def gated_agent(gate: Gate, answer: str = "Through the gate.", **config: Any) -> StrandsAgent:
+    """An agent that says a few words, waits in ``gate``'s tool, then says ``answer`` (a word a delta); each
+    run (several at once, too) plays the whole script. A run asked ``quick`` answers at once."""
+
+    def turn(messages: list[dict[str, Any]]) -> list[Any]:
+        last = messages[-1]["content"]
+        if any("toolResult" in block or block.get("text") == "quick" for block in last):
+            return [Text(answer)]
+        return [Text("Waiting at the gate."), ToolUse("wait_for_gate", {}, tool_use_id="gate")]
+
+    model = ScriptedModel(turn)
+    return StrandsAgent(Agent(model=model, tools=[gate.tool()], callback_handler=None), name="gated",
+                        config=StrandsAgentConfig(**config))

@@ -40,10 +40,12 @@ from pydantic import TypeAdapter
 
 from .driver import TERMINAL, Encode, finish, unwind
 from .events import (
+    DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
     HEARTBEAT_SECONDS,
     EventStore,
     MemoryEvents,
     RunExists,
+    RunLimit,
     RunLog,
     Stored,
     StoreUnavailable,
@@ -97,13 +99,15 @@ class Resumable:
 
     async def start(self, input_data: RunAgentInput, principal: str | None) -> RunTap:
         """Open the run's log: 409 when ``principal`` used the run id already (another principal's run of the
-        same id is another run), 503 when the store is down."""
+        same id is another run), 429 ``RUN_LIMIT`` past the store's live-run limits, 503 when the store is down."""
         run_id = check_run_id(input_data.run_id)
         cancel = threading.Event()
         try:
             log = await self.store.open(run_key(run_id, principal), principal, cancel.set)
         except RunExists:
             raise HTTPException(409, f"run {run_id!r} was already started; a new run needs a new runId") from None
+        except RunLimit as exc:
+            raise run_limit(exc) from None
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         return RunTap(run_id, log, cancel, self.detach)
@@ -122,11 +126,13 @@ class Resumable:
         follows): 400 for an id that is not this run's, 404 when the events after it are no longer kept."""
         after = parse_last_event_id(run_id, last_event_id)
         try:
-            first, last, ended = await self.store.bounds(run_key(run_id, principal))
+            first, last, ended, lost = await self.store.bounds(run_key(run_id, principal))
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         if ended and after == last:
             return None
+        if lost and after >= last:  # the client holds events the store lost: nothing follows but RUN_LOST
+            return after
         if after > last:
             raise HTTPException(400, f"Last-Event-ID {last_event_id!r} names an event run {run_id!r} has not written")
         if after + 1 < first:
@@ -249,6 +255,7 @@ class RunTap:
 RESUMABLE_ENV = "STRANDS_AGUI_RESUMABLE"  # "1": serve every endpoint resumable (``serve --resumable``)
 EVENTS_ENV = "STRANDS_AGUI_EVENTS"  # the event store's URL (``serve --events redis://HOST:PORT/DB``)
 DETACH_ENV = "STRANDS_AGUI_DETACH_SECONDS"  # ``serve --detach-seconds``
+LIVE_RUNS_ENV = "STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL"  # the store's per-principal limit (default 100)
 
 
 def resumable_runs(setting: bool | Resumable | None) -> Resumable | None:
@@ -263,11 +270,14 @@ def resumable_runs(setting: bool | Resumable | None) -> Resumable | None:
 
 def from_environment() -> Resumable | None:
     """The endpoint default: what ``strands-agui serve --resumable [--events URL] [--detach-seconds S]`` set
-    for every worker (None: not resumable)."""
+    for every worker (None: not resumable); ``$STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL`` sets the store's
+    per-principal limit of live runs."""
     if os.environ.get(RESUMABLE_ENV) != "1":
         return None
     url = os.environ.get(EVENTS_ENV)
-    store = RedisEvents(url) if url else None
+    per_principal = int(os.environ.get(LIVE_RUNS_ENV) or DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL)
+    store: EventStore = RedisEvents(url, max_live_runs_per_principal=per_principal) if url else \
+        MemoryEvents(max_live_runs_per_principal=per_principal)
     return Resumable(store, float(os.environ.get(DETACH_ENV) or DEFAULT_DETACH_SECONDS))
 
 
@@ -353,6 +363,24 @@ def parse_last_event_id(run_id: str, header: str | None) -> int:
     if not number.isdigit() or not number.isascii() or len(number) > 18:
         raise HTTPException(400, f"Last-Event-ID {header[:80]!r} does not end with an event number")
     return int(number)
+
+
+RUN_LIMIT_RETRY_SECONDS = 5
+_LIMITS = {
+    "live_runs_per_principal": "you already have {maximum} live resumable runs, the most one caller may have",
+    "runs": "the event store holds {maximum} runs, every one still live",
+    "live_runs": "{maximum} resumable runs are live on this deployment, the most it allows",
+    "bytes": "live runs hold the event store's {maximum} bytes",
+}
+
+
+def run_limit(exc: RunLimit) -> HTTPException:
+    """429 ``RUN_LIMIT`` (``errors.REFUSAL_CODES``): which limit, its maximum, what to do."""
+    what = _LIMITS.get(exc.limit, "{maximum}").format(maximum=exc.maximum)
+    return HTTPException(429, {
+        "code": "RUN_LIMIT", "limit": exc.limit, "maximum": exc.maximum,
+        "message": f"{what}: wait for a run to end (or cancel one: POST .../runs/{{runId}}/cancel), then retry; "
+                   "nothing was started"}, headers={"Retry-After": str(RUN_LIMIT_RETRY_SECONDS)})
 
 
 def unavailable(exc: StoreUnavailable) -> HTTPException:
