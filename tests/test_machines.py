@@ -183,7 +183,8 @@ def test_a_holder_killed_with_sigkill_holds_the_thread_only_until_its_lease_expi
     with serve(f"s3://{BUCKET}/pauses", cwd=_dir(tmp_path / "c"), env=slow) as holder:
         with httpx.stream("POST", holder + ROUTE, json=resume, headers={"Accept": "text/event-stream"},
                           timeout=60) as response:
-            next(line for line in response.iter_lines() if "RUN_STARTED" in line)
+            lines = response.iter_lines()  # kept: a closed line iterator closes the response (the client leaves)
+            next(line for line in lines if "RUN_STARTED" in line)
             _wait_for_a_lease(s3)
             os.killpg(PIDS[holder], signal.SIGKILL)
         killed_at = time.monotonic()

@@ -10,12 +10,13 @@ is closed (``aclosing``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import ExitStack, aclosing
-from typing import Any
+from typing import Any, TypeVar
 
 from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 from strands import Agent
@@ -53,6 +54,7 @@ Opener = Callable[[Prompt], Opened | Awaitable[Opened]]
 Settle = Callable[[], RunFailure | None | Awaitable[RunFailure | None]]  # after Strands is done, before the end
 Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emitted nothing: a loop turn to await,
 # or None (a server's fairness: ``server.pacing.Pacer`` gives one per time slice)
+T = TypeVar("T")
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
 UNWIND_LIMIT = 10_000  # events a failed Swarm/Graph may still yield before it is closed outright
 
@@ -125,7 +127,7 @@ class StrandsAgent:
         offload = store.blocking or (threads is not None and threads.store.blocking)
         server = ServerThread(threads, input_data, principal)
         try:
-            input_data = await asyncio.to_thread(server.open) if offload else server.open()
+            input_data = await in_thread(server.open) if offload else server.open()
         except RunRefused as exc:
             refused = refused or exc
         with ExitStack() as stack:  # holds a paused thread for the whole run
@@ -136,7 +138,7 @@ class StrandsAgent:
                     raise refused
                 return self._open_live(pause, prompt, state, tools, recorder, cancel)
 
-            live: Opener = (lambda prompt: asyncio.to_thread(opened, prompt)) if offload else opened
+            live: Opener = (lambda prompt: in_thread(opened, prompt)) if offload else opened
             async for event in self._run(input_data, live, on_move, pause.settle, pace, cancel, server, offload):
                 yield event
 
@@ -247,7 +249,20 @@ def _settle_and_keep(settle: Settle | None, server: ServerThread | None, transla
         assert not inspect.isawaitable(settled), "a pause's settle is synchronous"
         return settled or server.keep(translator)
 
-    return (lambda: asyncio.to_thread(both)) if offload else both
+    return (lambda: in_thread(both)) if offload else both
+
+
+async def in_thread(call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)`` in a worker thread (a store on the network), to its end even when the run is cancelled
+    meanwhile (its client left): what it took (a lease entered into the run's stack, a pause parked) is then
+    released or kept by the run's own unwinding, never by a thread still running behind it."""
+    done = asyncio.ensure_future(asyncio.to_thread(call, *args))
+    try:
+        return await asyncio.shield(done)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await done
+        raise
 
 
 async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]],
