@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from ag_ui.core import RunAgentInput, StepFinishedEvent
-from strands import Agent, tool
+from strands import Agent
 
 from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior
 from strands_agui.core.snapshot import ClientMessages
@@ -23,7 +23,7 @@ from strands_agui.errors import ERROR_CODES
 from strands_agui.tooling.scripted import Fail, ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import check_ag_ui_validate
-from tests.support.faults import ENCODER, Case, check, check_clients, fault_at
+from tests.support.faults import ENCODER, Case, broken, check, check_clients, fault_at, lookup
 
 INPUT = RunAgentInput.model_validate({"threadId": "t", "runId": "r", "messages": [
     {"id": "u1", "role": "user", "content": "go"}]})
@@ -31,16 +31,6 @@ DETACH = "Failed to detach context"
 STREAMS: list[list[dict[str, Any]]] = []  # every stream of this file, for one batch through the official clients
 
 
-@tool
-def lookup(city: str) -> str:
-    """Look a city up."""
-    return f"{city}: sunny"
-
-
-@tool
-def broken(city: str) -> str:
-    """A tool that raises."""
-    raise RuntimeError(f"no data for {city}")
 
 
 def agent(turns: list[list[Any]], tools: list[Any] | None = None) -> Agent:

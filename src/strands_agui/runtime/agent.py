@@ -56,7 +56,7 @@ Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emit
 # or None (a server's fairness: ``server.pacing.Pacer`` gives one per time slice)
 T = TypeVar("T")
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
-UNWIND_LIMIT = 10_000  # events a failed Swarm/Graph may still yield before it is closed outright
+UNWIND_LIMIT = 10_000  # events an unwinding run may still yield (a failed Swarm/Graph; a stopped served run)
 
 
 class StrandsAgent:
@@ -307,7 +307,7 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
         if stop is not None and (translator.halted or (failure is not None and not strands_ended)):
             await _halt(stop, source)
         elif failure is not None and not strands_ended:
-            await _unwind(source)
+            await unwind(source)
     async for out in _conclude(translator, failure, settle, cancel):
         yield out
 
@@ -318,10 +318,12 @@ async def _halt(stop: Callable[[], Any], source: AsyncIterator[Mapping[str, Any]
     await _drain(source)
 
 
-async def _unwind(source: AsyncIterator[Mapping[str, Any]]) -> None:
-    """End a Strands run that has no ``cancel`` (a Swarm or Graph) after our own failure: resume it with a
-    cancellation pending, so it raises ``CancelledError`` at its next await and unwinds its own generators;
-    what it still yields is discarded."""
+async def unwind(source: AsyncIterator[Any], *, close: bool = False) -> None:
+    """End a run suspended at a ``yield`` at its next await: resume it with a cancellation pending, so it raises
+    ``CancelledError`` there and Strands unwinds its own generators; what it still yields is discarded. With
+    ``close``, a run that yields ``UNWIND_LIMIT`` events without ever awaiting is closed outright (the server's
+    driver, whose client is gone); without, only the pending cancellation is taken back (a Swarm or Graph after
+    our own failure)."""
     task = asyncio.current_task()
     assert task is not None
     task.cancel()
@@ -333,10 +335,12 @@ async def _unwind(source: AsyncIterator[Mapping[str, Any]]) -> None:
         delivered = True
     except StopAsyncIteration:
         pass
-    except Exception:  # noqa: BLE001 - the run already failed for the client
-        logger.debug("Strands raised while unwinding a failed run", exc_info=True)
+    except Exception:  # noqa: BLE001 - the run already failed, or its client is gone: nothing to report to
+        logger.debug("a run raised while unwinding", exc_info=True)
     if not delivered:
         try:
+            if close:
+                await source.aclose()  # type: ignore[attr-defined]
             await asyncio.sleep(0)  # the cancellation is still pending: take it here
         except asyncio.CancelledError:
             pass

@@ -43,6 +43,7 @@ from ag_ui.core import (
 )
 
 from ..core.results import complete_json
+from ..runtime.agent import unwind as unwind_run
 from .pacing import Pacer
 
 logger = logging.getLogger("strands_agui.server.streaming")  # the served runs' one logger, as before the driver
@@ -50,7 +51,6 @@ logger = logging.getLogger("strands_agui.server.streaming")  # the served runs' 
 TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 MAX_WRITE_BYTES = 65_536  # one write's largest body: a stall is a write that makes no progress for ``stall``
 # seconds, so a replay's stored events (which come at once) must not coalesce into one huge write
-UNWIND_LIMIT = 10_000  # events a cancelled run may still yield before it is closed outright
 
 Encode = Callable[[Any], bytes]
 """The one encoding step: an AG-UI event (or a stored one, ``server/events.Stored``) -> the bytes of its
@@ -399,25 +399,6 @@ async def finish(run: AsyncIterator[Any]) -> None:
 
 async def unwind(run: AsyncIterator[Any]) -> None:
     """End a run that is suspended at a ``yield`` (its consumer was cancelled while writing) at Strands' next
-    await: resume it with a cancellation pending and discard what it still yields. A run that keeps
-    yielding without ever awaiting is closed after ``UNWIND_LIMIT`` events."""
-    task = asyncio.current_task()
-    assert task is not None
-    task.cancel()
-    delivered = False
-    try:
-        for _ in range(UNWIND_LIMIT):
-            await anext(run)
-    except asyncio.CancelledError:
-        delivered = True
-    except StopAsyncIteration:
-        pass
-    except Exception:  # noqa: BLE001 - the client is gone; nothing to report to
-        logger.debug("a stopped run raised while unwinding", exc_info=True)
-    if not delivered:
-        try:
-            await run.aclose()  # type: ignore[attr-defined]
-            await asyncio.sleep(0)  # the cancellation is still pending: take it here
-        except asyncio.CancelledError:
-            pass
-    task.uncancel()
+    await (``runtime.agent.unwind``); one that keeps yielding without ever awaiting is closed after
+    ``UNWIND_LIMIT`` events."""
+    await unwind_run(run, close=True)

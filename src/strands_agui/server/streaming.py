@@ -65,14 +65,14 @@ from pydantic_core import to_json
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from .driver import UNWIND_LIMIT, Encode, RunDriver
+from .driver import Encode, RunDriver
 from .pacing import Pacer, yield_to_loop
 from .proto import PROTO_MEDIA_TYPE, proto_frame
 
 if TYPE_CHECKING:
     from .observability import RunObservation
 
-__all__ = ["COALESCE_SECONDS", "DELTAS", "FRAMINGS", "PROTO", "SSE", "UNWIND_LIMIT", "Framing", "Pacer", "RunStream",
+__all__ = ["COALESCE_SECONDS", "DELTAS", "FRAMINGS", "PROTO", "SSE", "Framing", "Pacer", "RunStream",
            "delta_json", "encode_event", "sse_frame", "yield_to_loop"]
 
 COALESCE_SECONDS = 0.05  # default longest wait of a frame for the frames that follow it (see Coalescing)
