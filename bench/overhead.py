@@ -31,7 +31,7 @@ from ag_ui.encoder import EventEncoder
 from strands import Agent
 
 from strands_agui import StrandsAgent
-from strands_agui.runtime.agent import translate
+from strands_agui.runtime.loop import translate
 from strands_agui.runtime.runlog import RecordedRun, Recorder, read_log
 from strands_agui.server.streaming import sse_frame
 from strands_agui.tooling.scripted import ScriptedModel, Text

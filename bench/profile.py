@@ -45,7 +45,7 @@ RULES: tuple[tuple[str, str, str], ...] = (
     ("the floor's route (bench/apps.py)", "leaf", r"^add_floor\."),
     ("Strands' own run", "leaf", r"strands/"),
     ("our translator + machine (core/, transitions)", "leaf", r"strands_agui/core/|transitions/"),
-    ("our run loop (runtime/agent.py)", "leaf", r"strands_agui/runtime/"),
+    ("our run loop (runtime/loop.py and agent.py)", "leaf", r"strands_agui/runtime/"),
     ("our stream: frames, coalescing, watcher (streaming.py, driver.py)", "leaf",
      r"strands_agui/server/(streaming|driver)\.py"),
     ("resumable runs: event log, ids (resumable.py, events.py)", "leaf", r"strands_agui/server/(resumable|events)\.py"),

@@ -15,25 +15,25 @@ import inspect
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import ExitStack, aclosing
+from contextlib import ExitStack
 from typing import Any, TypeVar
 
-from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
+from ag_ui.core import BaseEvent, RunAgentInput
 from strands import Agent
 from strands.multiagent.base import MultiAgentBase
 
-from ..config import CancelContext, StrandsAgentConfig, maybe_await
+from ..config import StrandsAgentConfig
 from ..core.facts import NO_FACTS, RunFacts
 from ..core.machine import OnMove
 from ..core.opening import RunOpening
-from ..core.translator import HookCall, Item, Translator, hook_failed, new_id
-from ..errors import RunFailure, RunRefused, adapter_failure, building_failure, strands_failure
+from ..core.translator import Translator, hook_failed, new_id
+from ..errors import RunFailure, RunRefused, building_failure
 from .agents import AgentSource, agent_source
 from .approval import with_edited_arguments
 from .conversation import conversation
-from .hooks import run_hook
 from .invocation import invocation_state as resolve_invocation_state
 from .invocation import stream_kwargs
+from .loop import Cancellation, Pace, Settle, end_run, no_events, translate
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
@@ -51,12 +51,8 @@ Source = AsyncIterator[Mapping[str, Any]]
 Stop = Callable[[], Any] | None
 Opened = tuple[Source, Stop, RunFacts]  # Strands events, how to stop them, run facts
 Opener = Callable[[Prompt], Opened | Awaitable[Opened]]
-Settle = Callable[[], RunFailure | None | Awaitable[RunFailure | None]]  # after Strands is done, before the end
-Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emitted nothing: a loop turn to await,
-# or None (a server's fairness: ``server.pacing.Pacer`` gives one per time slice)
 T = TypeVar("T")
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
-UNWIND_LIMIT = 10_000  # events an unwinding run may still yield (a failed Swarm/Graph; a stopped served run)
 
 
 class StrandsAgent:
@@ -159,7 +155,7 @@ class StrandsAgent:
         """Build the run's agent (resumed from its pause, if any) and start its Strands stream."""
         agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt, tools)
         if agent is None:
-            return _nothing(), None, NO_FACTS
+            return no_events(), None, NO_FACTS
         facts = RunFacts.from_record({"model": model_info(getattr(agent, "model", None)),
                                       "models": subagent_models(agent), "state_keys": sorted(state), **pause.facts()})
         if isinstance(agent, Agent):
@@ -195,7 +191,7 @@ class StrandsAgent:
         for event in opening.start():
             yield event
         if opening.failure is not None:  # its first events could not be built (the id factory failed)
-            async for event in _end(opening.translator(NO_FACTS), opening.failure):
+            async for event in end_run(opening.translator(NO_FACTS), opening.failure):
                 yield event
             return
         for event in server.announce() if server is not None else ():
@@ -217,7 +213,7 @@ class StrandsAgent:
                                                                                      offload), pace, cancelled):
                 yield event
             return
-        async for event in _end(opening.translator(NO_FACTS), failure):
+        async for event in end_run(opening.translator(NO_FACTS), failure):
             yield event
 
     def _prompt(self, input_data: RunAgentInput) -> tuple[Prompt, list[BaseEvent]]:
@@ -265,206 +261,4 @@ async def in_thread(call: Callable[..., T], *args: Any) -> T:
         raise
 
 
-async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]],
-                    stop: Callable[[], Any] | None = None, settle: Settle | None = None,
-                    pace: Pace | None = None, cancel: Cancellation | None = None) -> AsyncIterator[BaseEvent]:
-    """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event.
-
-    When the machine halts, ``stop`` (the live agent's ``cancel``; none in a replay) asks Strands to end its run
-    its own way: no tool of the batch runs, no model is called again, nothing more is translated. ``settle``
-    (the pause bookkeeping) runs before the terminal event, so a paused run can be resumed at once on any worker.
-    ``pace`` is called after each Strands event that emitted nothing and the loop turn it returns awaited (None:
-    no turn due); ``cancel`` is checked after each (once
-    requested, the ``cancel`` move halts the run)."""
-    failure: RunFailure | None = None
-    strands_ended = False  # Strands' generator ran to its end (or raised): nothing of it is left suspended
-    async with aclosing(source):  # type: ignore[type-var]
-        while failure is None and not translator.halted:
-            try:
-                event = await anext(source)
-            except StopAsyncIteration:
-                strands_ended = True
-                break
-            except Exception as exc:  # noqa: BLE001 - Strands' failure becomes RUN_ERROR
-                failure, strands_ended = strands_failure(exc), True
-                break
-            translator.journal.clear()
-            try:
-                items = translator.handle(event)
-                if cancel is not None and cancel.requested(translator):
-                    items = [*items, *translator.cancel()]
-            except Exception as exc:  # noqa: BLE001 - our failure, still a well-formed end
-                for committed in translator.committed():  # the moves made before it, with their events
-                    yield committed
-                failure = adapter_failure(exc)
-                break
-            async for out in perform(translator, items):
-                yield out
-            if not items and pace is not None and (turn := pace()) is not None:
-                await _paced(turn)
-        # never closed at a yield from outside: Strands unwinds its own generators (and OpenTelemetry detaches
-        # its contexts) when it is cancelled its own way and read to its end, or cancelled at its next await
-        if stop is not None and (translator.halted or (failure is not None and not strands_ended)):
-            await _halt(stop, source)
-        elif failure is not None and not strands_ended:
-            await unwind(source)
-    async for out in _conclude(translator, failure, settle, cancel):
-        yield out
-
-
-async def _halt(stop: Callable[[], Any], source: AsyncIterator[Mapping[str, Any]]) -> None:
-    """Ask Strands to end a halted run its own way, and read it to its end."""
-    stop()
-    await _drain(source)
-
-
-async def unwind(source: AsyncIterator[Any], *, close: bool = False) -> None:
-    """End a run suspended at a ``yield`` at its next await: resume it with a cancellation pending, so it raises
-    ``CancelledError`` there and Strands unwinds its own generators; what it still yields is discarded. With
-    ``close``, a run that yields ``UNWIND_LIMIT`` events without ever awaiting is closed outright (the server's
-    driver, whose client is gone); without, only the pending cancellation is taken back (a Swarm or Graph after
-    our own failure)."""
-    task = asyncio.current_task()
-    assert task is not None
-    task.cancel()
-    delivered = False
-    try:
-        for _ in range(UNWIND_LIMIT):
-            await anext(source)
-    except asyncio.CancelledError:
-        delivered = True
-    except StopAsyncIteration:
-        pass
-    except Exception:  # noqa: BLE001 - the run already failed, or its client is gone: nothing to report to
-        logger.debug("a run raised while unwinding", exc_info=True)
-    if not delivered:
-        try:
-            if close:
-                await source.aclose()  # type: ignore[attr-defined]
-            await asyncio.sleep(0)  # the cancellation is still pending: take it here
-        except asyncio.CancelledError:
-            pass
-    task.uncancel()
-
-
-async def _paced(turn: Awaitable[Any]) -> None:
-    """The server's fairness between two Strands events; a cancellation landing here goes to Strands."""
-    try:
-        await turn
-    except asyncio.CancelledError:
-        _cancel_in_strands()
-
-
-async def _conclude(translator: Translator, failure: RunFailure | None, settle: Settle | None,
-                    cancel: Cancellation | None) -> AsyncIterator[BaseEvent]:
-    """After Strands is done: ``on_cancel`` for a cancelled run, the pause bookkeeping, the terminal event."""
-    if cancel is not None and cancel.flag.is_set() and translator.cancelled:
-        async for out in cancel.notify(translator):
-            yield out
-    if settle is not None:
-        try:
-            settling = settle()
-            settled = await settling if inspect.isawaitable(settling) else settling
-        except Exception as exc:  # noqa: BLE001 - the pause or the thread could not be kept
-            logger.warning("keeping the run's pause or thread failed", exc_info=True)
-            settled = RunFailure("SESSION_ERROR", f"the run's pause or thread could not be kept: "
-                                                  f"{type(exc).__name__}: {exc}")
-        failure = failure or settled
-    async for out in _end(translator, failure):
-        yield out
-
-
-class Cancellation:
-    """A run's cancel by id: the flag any thread sets, and the application's ``on_cancel``."""
-
-    def __init__(self, flag: threading.Event, on_cancel: Callable[[CancelContext], Any] | None) -> None:
-        self.flag, self.on_cancel = flag, on_cancel
-
-    def requested(self, translator: Translator) -> bool:
-        """Whether the ``cancel`` move is due now: requested, and the run is still going (the move halts it, so
-        it is made once)."""
-        return self.flag.is_set() and not translator.halted
-
-    async def notify(self, translator: Translator) -> AsyncIterator[BaseEvent]:
-        """Run ``on_cancel`` (after Strands stopped); its failure is a ``hook_error``, never the end of the run."""
-        if self.on_cancel is None:
-            return
-        messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(m, "model_dump") else m
-                    for m in translator.client.snapshot()]
-        context = CancelContext(translator.input, messages, translator.shared_state)
-        try:
-            await maybe_await(self.on_cancel(context))
-        except Exception as exc:  # noqa: BLE001 - a user hook's failure is reported, never fatal
-            yield hook_failed("on_cancel", exc)
-
-
-def _cancel_in_strands() -> None:
-    """A cancellation that reached the run between two Strands events (while pacing) is requested again, so
-    it lands at Strands' next await and Strands unwinds its own generators (closing ``stream_async`` from
-    outside while it is suspended would leave them to the garbage collector)."""
-    task = asyncio.current_task()
-    assert task is not None
-    task.uncancel()
-    task.cancel()
-
-
-async def _nothing() -> AsyncIterator[Mapping[str, Any]]:
-    """The Strands events of a run with nothing to do."""
-    return
-    yield
-
-
-async def _drain(source: AsyncIterator[Mapping[str, Any]]) -> None:
-    """Read a cancelled Strands run to its end; what it says after the halt no longer concerns the client."""
-    try:
-        async for _ in source:
-            pass
-    except Exception:  # noqa: BLE001 - the run is already complete for the client
-        logger.debug("Strands raised while finishing a halted run", exc_info=True)
-
-
-async def perform(translator: Translator, items: list[Item]) -> AsyncIterator[BaseEvent]:
-    """Emit events and run hooks, in order (a hook never raises: its failure is a ``hook_error``)."""
-    for item in items:
-        if isinstance(item, HookCall):
-            async for event in run_hook(item, translator):
-                yield event
-        else:
-            yield item
-
-
-async def _end(translator: Translator, failure: RunFailure | None) -> AsyncIterator[BaseEvent]:
-    """The terminal events: RUN_FINISHED, or RUN_ERROR. Ending the run never raises: when finishing or failing
-    it does (an illegal finish: ``INVALID_TRANSITION``; anything else: ``ADAPTER_ERROR``), the events of the
-    moves already made leave, and the run fails again from where it is (:func:`_failed`)."""
-    translator.journal.clear()
-    try:
-        items = translator.fail_run(failure) if failure else translator.finish_run()
-    except Exception as exc:  # noqa: BLE001 - still one terminal event
-        logger.warning("ending the run failed", exc_info=True)
-        items = [*translator.committed(), *_failed(translator, failure or adapter_failure(exc))]
-    async for event in perform(translator, items):
-        yield event
-
-
-def _failed(translator: Translator, failure: RunFailure) -> list[Item]:
-    """Fail the run after ending it raised: through the handlers again, else with the bare END events of
-    ``Translator.abort``, else (the machine itself broken) RUN_ERROR alone."""
-    translator.journal.clear()
-    try:
-        return translator.fail_run(failure)
-    except Exception:  # noqa: BLE001 - the last resorts follow
-        logger.warning("failing the run failed; closing it with bare END events", exc_info=True)
-    out: list[Item] = list(translator.committed())
-    translator.journal.clear()
-    try:
-        out += translator.abort(failure)
-    except Exception:  # noqa: BLE001
-        logger.exception("closing the run with bare END events failed")
-        out += translator.committed()
-    if not any(isinstance(item, RunErrorEvent | RunFinishedEvent) for item in out):
-        out.append(RunErrorEvent(message=failure.message, code=failure.code))
-    return out
-
-
-__all__ = ["StrandsAgent", "translate"]
+__all__ = ["StrandsAgent", "in_thread"]

@@ -43,7 +43,7 @@ from ag_ui.core import (
 )
 
 from ..core.results import complete_json
-from ..runtime.agent import unwind as unwind_run
+from ..runtime.loop import unwind as unwind_run
 from .pacing import Pacer
 
 logger = logging.getLogger("strands_agui.server.streaming")  # the served runs' one logger, as before the driver
@@ -399,6 +399,6 @@ async def finish(run: AsyncIterator[Any]) -> None:
 
 async def unwind(run: AsyncIterator[Any]) -> None:
     """End a run that is suspended at a ``yield`` (its consumer was cancelled while writing) at Strands' next
-    await (``runtime.agent.unwind``); one that keeps yielding without ever awaiting is closed after
+    await (``runtime.loop.unwind``); one that keeps yielding without ever awaiting is closed after
     ``UNWIND_LIMIT`` events."""
     await unwind_run(run, close=True)

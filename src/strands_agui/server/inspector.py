@@ -34,7 +34,8 @@ from typing import Any
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 
 from ..core.machine import Move, OnMove
-from ..runtime.agent import Pace, StrandsAgent
+from ..runtime.agent import StrandsAgent
+from ..runtime.loop import Pace
 from ..runtime.runlog import Recorder, sanitize_event
 
 TRACE_EVENT = "strands_agui.trace"
