@@ -9,6 +9,7 @@ import asyncio
 import sys
 
 import pytest
+from transitions import MachineError
 
 from strands_agui.server.driver import MOVES, Phase, RunDriver
 
@@ -32,13 +33,14 @@ async def _nothing():  # type: ignore[no-untyped-def]
 def test_a_move_the_table_lacks_raises() -> None:
     driver = RunDriver(_nothing(), lambda event: b"", object(), keepalive=1, coalesce=0,  # type: ignore[arg-type]
                        keepalive_frame=None)
-    driver.move(Phase.WAITING)
-    driver.move(Phase.FORWARDING)
-    with pytest.raises(RuntimeError, match="no move from forwarding to started"):
-        driver.move(Phase.STARTED)
-    driver.move(Phase.ENDED)
-    with pytest.raises(RuntimeError, match="no move from ended to waiting"):
-        driver.move(Phase.WAITING)
+    driver.move("wait")
+    driver.move("forward")
+    with pytest.raises(MachineError, match="no move 'forward' from 'forwarding'"):
+        driver.move("forward")
+    driver.move("end")
+    assert driver.phase is Phase.ENDED
+    with pytest.raises(MachineError, match="no move 'wait' from 'ended'"):
+        driver.move("wait")
 
 
 async def test_a_stop_while_the_run_task_is_busy_stands_and_the_run_unwinds() -> None:
@@ -130,3 +132,17 @@ async def test_a_finished_run_ends_every_generator_inside_it_itself(resumable: b
         sys.set_asyncgen_hooks(*hooks)
     assert b"RUN_FINISHED" in b"".join(sent)
     assert finalized == []
+
+
+def test_the_driver_table_is_drawn_and_the_committed_diagrams_match_a_fresh_render() -> None:
+    """The served run's phases are a ``core.machine.Table`` like the run's: `make diagrams` draws them too."""
+    from pathlib import Path
+
+    from strands_agui.server.driver import DRIVER
+    from strands_agui.tooling import diagrams
+
+    root = Path(__file__).parent.parent / "diagrams"
+    assert (root / "served_run.mmd").read_text() == diagrams.mermaid(DRIVER)
+    assert (root / "served_run.dot").read_text() == diagrams.dot(DRIVER)
+    assert all(f": {t}" in diagrams.mermaid(DRIVER) or f"| {t}" in diagrams.mermaid(DRIVER)
+               for t in DRIVER.triggers())

@@ -11,7 +11,8 @@ import pytest
 from transitions import MachineError
 
 from strands_agui import StrandsAgent
-from strands_agui.core.machine import IDLE, STATES, TERMINAL_STATES, TRANSITIONS, build_machine, sources
+from strands_agui.core.facts import RunFacts
+from strands_agui.core.machine import IDLE, RUN, STATES, TERMINAL_STATES, TRANSITIONS, sources
 from strands_agui.tooling import diagrams
 from strands_agui.tooling.testing import dump_events
 from tests.scenarios import BY_NAME
@@ -50,15 +51,44 @@ def test_terminal_states_have_no_way_out() -> None:
     assert all(not edges()[state] for state in TERMINAL_STATES)
 
 
-def test_every_guard_and_state_in_the_table_is_known() -> None:
+def test_every_guard_and_state_in_the_table_is_known_and_every_guard_is_answered_by_a_run() -> None:
     from strands_agui.core.machine import GUARDS
     from strands_agui.core.translator import Translator
+    from tests.scenarios import run_input
 
+    translator = Translator(run_input())
     for row in TRANSITIONS:
         assert row["dest"] in (*STATES, None)
         assert set(sources(row)) <= set(STATES)
         if "conditions" in row:
-            assert row["conditions"] in GUARDS and callable(getattr(Translator, row["conditions"]))
+            assert isinstance(GUARDS[row["conditions"]](translator), bool)
+    assert set(GUARDS) == {row["conditions"] for row in TRANSITIONS if "conditions" in row}
+
+
+def test_one_machine_mechanism_guards_defined_once() -> None:
+    """The translator, the opening and the served run's driver each hold a ``machine.Machine`` of a ``Table``; no
+    model carries a patched ``trigger`` or a guard method of its own (issue 27)."""
+    from strands_agui.core.machine import GUARDS, Machine
+    from strands_agui.core.opening import RunOpening
+    from strands_agui.core.translator import Translator
+    from strands_agui.server.driver import DRIVER, RunDriver
+    from tests.scenarios import run_input
+
+    opening = StrandsAgent(BY_NAME["backend_tool"].agent()).opening(run_input())
+    opening.start()
+    translator = opening.translator(RunFacts())
+    assert translator.machine is opening.machine and translator.machine.model is translator
+    driver = RunDriver(_nothing(), lambda event: b"", object(), keepalive=1, coalesce=0,  # type: ignore[arg-type]
+                       keepalive_frame=None)
+    assert isinstance(driver.machine, Machine) and driver.machine.table is DRIVER
+    for owner in (Translator, RunOpening, RunDriver):
+        assert not hasattr(owner, "trigger")
+        assert not any(hasattr(owner, guard) for guard in GUARDS)
+
+
+async def _nothing():  # type: ignore[no-untyped-def]
+    return
+    yield
 
 
 class Bare:
@@ -69,16 +99,16 @@ class Bare:
                                            ("end_turn", "in_tool_call"), ("fail", "finished"),
                                            ("text_delta", "ready")])
 def test_an_illegal_trigger_raises(trigger: str, state: str) -> None:
-    model = Bare()
-    build_machine(model, initial=state)
+    machine = RUN.bind(Bare(), initial=state)
     with pytest.raises(MachineError):
-        model.trigger(trigger)  # type: ignore[attr-defined]
+        machine.fire(trigger, "test")
+    assert machine.state == state
 
 
 def test_no_automatic_transitions() -> None:
-    model = Bare()
-    build_machine(model)
-    assert not hasattr(model, "to_finished")
+    machine = RUN.bind(Bare())
+    with pytest.raises(MachineError):
+        machine.fire("to_finished", "test")
 
 
 async def test_an_illegal_trigger_at_run_time_ends_the_run_with_invalid_transition(monkeypatch) -> None:

@@ -26,11 +26,10 @@ Invariants the table enforces (a trigger fired from any other state raises ``Mac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from functools import cache
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from transitions import Machine
+from transitions import MachineError
 
 IDLE = "idle"
 READY = "ready"
@@ -98,15 +97,15 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
 ROW_KEYS = ("trigger", "source", "dest", "conditions")
 
 
-def sources(row: dict[str, Any]) -> Iterable[str]:
+def sources(row: dict[str, Any]) -> list[Any]:
     """The source states of one table row."""
     src = row["source"]
-    return [src] if isinstance(src, str) else list(src)
+    return list(src) if isinstance(src, list | tuple | frozenset | set) else [src]
 
 
-def rows() -> list[dict[str, Any]]:
-    """The table as ``transitions`` takes it (the moves only, without ``closes`` / ``halt``)."""
-    return [{k: v for k, v in row.items() if k in ROW_KEYS} for row in TRANSITIONS]
+def rows(table: Iterable[dict[str, Any]] = TRANSITIONS) -> list[dict[str, Any]]:
+    """A table as ``transitions`` takes it (the moves only, without ``closes`` / ``halt``)."""
+    return [{k: v for k, v in row.items() if k in ROW_KEYS} for row in table]
 
 
 # Envelope state -> the trigger that closes it (rows marked ``closes``): what ``Translator.close_open`` fires.
@@ -118,22 +117,22 @@ CLOSERS: dict[str, str] = {state: row["trigger"] for row in TRANSITIONS if row.g
 HALT_REASONS: dict[str, str] = {row["trigger"]: row["halt"] for row in TRANSITIONS if "halt" in row}
 
 
-# Internal moves (dest=None, no guard) by trigger -> the states they are legal in. The translator checks these
-# itself on the hot path (one per delta) instead of dispatching through transitions; same table, same rule.
-INTERNAL_MOVES: dict[str, frozenset[str]] = {
-    row["trigger"]: frozenset(sources(row))
-    for row in TRANSITIONS
-    if row["dest"] is None and "conditions" not in row
-}
-
 # Trigger -> every state it may be fired from (whatever its guards answer): what ``can`` asks.
 LEGAL: dict[str, frozenset[str]] = {
     trigger: frozenset(s for row in TRANSITIONS if row["trigger"] == trigger for s in sources(row))
     for trigger in dict.fromkeys(row["trigger"] for row in TRANSITIONS)
 }
 
-# The guards the table names, in table order: the questions a machine's model must answer.
-GUARDS: tuple[str, ...] = tuple(dict.fromkeys(row["conditions"] for row in TRANSITIONS if "conditions" in row))
+# The guards, defined once: each question the table names, answered from the model a machine is bound to. The
+# model is a run (``handlers/run.Run``: the translator) or its opening (``opening.RunOpening``): both hold the
+# run's ``facts``; only the translator is ever asked the others (they guard moves made after the opening).
+GUARDS: dict[str, Callable[[Any], bool]] = {
+    "input_resumes": lambda run: run.facts.resumes,  # a resume continues its parked tool batch (``RunFacts``)
+    "turn_calls_frontend_tool": lambda run: run.tools.turn_calls_frontend_tool(),
+    "turn_calls_tools": lambda run: run.tools.turn_calls_tools(),
+    "result_stops_streaming": lambda run: run.tools.result_stops_streaming(),
+    "run_interrupted": lambda run: run.interrupts.run_interrupted(),
+}
 
 
 def can(state: str, trigger: str) -> bool:
@@ -160,29 +159,90 @@ OnMove = Callable[[Move], None]
 """What tracing is: one callback that sees every move of a run and of its subagents."""
 
 
-@cache
-def _machine() -> Machine:
-    """The process-wide machine. The table is immutable and a transitions ``Event`` works on any object
-    holding a ``state``, so one machine serves every run; no run's state lives in it."""
-    return Machine(
-        model=None,
-        states=list(STATES),
-        transitions=rows(),
-        initial=IDLE,
-        auto_transitions=False,
-        send_event=False,
-    )
+class Table:
+    """A state table: the one machine mechanism of the package. The run's moves (:data:`RUN`, from
+    :data:`TRANSITIONS`) and a served run's phases (``server/driver.DRIVER``) are each one ``Table``; a
+    :class:`Machine` binds one to one model (the object its guards question) and holds the state. Rows are
+    ``transitions``' own row format (``trigger``, ``source``, ``dest`` (None: stay), ``conditions``: a guard
+    of ``guards``), so ``tooling/diagrams.py`` draws any table with ``transitions``' diagram engines; a row may
+    say more (``closes``, ``halt``), which the table keeps. Rows of one trigger and source are tried in table
+    order: the first whose guard answers True (or that has none) moves."""
+
+    def __init__(self, name: str, states: Iterable[Any], rows: Iterable[dict[str, Any]], initial: Any,
+                 guards: dict[str, Callable[[Any], bool]] | None = None) -> None:
+        self.name, self.states, self.initial = name, tuple(states), initial
+        self.rows = tuple(rows)
+        self.guards = guards or {}
+        moves: dict[tuple[Any, str], list[tuple[Callable[[Any], bool] | None, Any, str | None]]] = {}
+        for row in self.rows:
+            guard = self.guards[row["conditions"]] if "conditions" in row else None
+            for source in sources(row):
+                moves.setdefault((source, row["trigger"]), []).append((guard, row["dest"], row.get("halt")))
+        self.moves = {key: tuple(options) for key, options in moves.items()}
+        self.legal: dict[str, frozenset[Any]] = {}
+        for (source, trigger) in self.moves:
+            self.legal[trigger] = self.legal.get(trigger, frozenset()) | {source}
+
+    def bind(self, model: Any, *, initial: Any = None, on_move: OnMove | None = None,
+             commit: Callable[[list[Any]], None] | None = None) -> Machine:
+        """A machine of this table for ``model`` (asked the guards), starting at ``initial`` (the table's)."""
+        return Machine(self, model, self.initial if initial is None else initial, on_move, commit)
+
+    def triggers(self) -> tuple[str, ...]:
+        """Every trigger name, in table order, without repeats."""
+        return tuple(dict.fromkeys(row["trigger"] for row in self.rows))
 
 
-def build_machine(model: Any, *, initial: str = IDLE) -> Machine:
-    """Bind ``model`` (the run's translator, which answers the guards) to the machine: ``model.state`` starts at
-    ``initial`` and ``model.trigger(name)`` fires a trigger of the table, raising ``MachineError`` when it is
-    illegal from the current state."""
-    machine = _machine()
-    events = machine.events
-    model.state = initial
-    model.trigger = lambda name: events[name].trigger(model)
-    return machine
+class Machine:
+    """One table bound to one model: where it is (``state``), why it halted (``halt``, a row's), and the moves.
+
+    ``step`` makes a move and nothing else; ``fire`` makes it with the events it sends (computed before: events
+    before moves), hands them to ``commit`` (the translator's journal) and then shows the move to ``on_move``.
+    A move the table lacks from the current state raises ``MachineError`` and changes nothing."""
+
+    __slots__ = ("commit", "halt", "model", "on_move", "state", "table")
+
+    def __init__(self, table: Table, model: Any, initial: Any, on_move: OnMove | None = None,
+                 commit: Callable[[list[Any]], None] | None = None) -> None:
+        self.table, self.model, self.state = table, model, initial
+        self.on_move, self.commit = on_move, commit
+        self.halt: str | None = None
+
+    def can(self, trigger: str) -> bool:
+        """True when the table has a row firing ``trigger`` from the current state (guards aside)."""
+        return (self.state, trigger) in self.table.moves
+
+    def step(self, trigger: str) -> Any:
+        """Move by ``trigger`` (the first row whose guard answers True); the new state."""
+        options = self.table.moves.get((self.state, trigger))
+        if options is not None:
+            for guard, dest, halt in options:
+                if guard is None or guard(self.model):
+                    if dest is not None:
+                        self.state = dest
+                    if halt is not None:
+                        self.halt = halt
+                    return self.state
+        raise MachineError(f"{self.table.name}: no move {trigger!r} from {getattr(self.state, 'value', self.state)!r}")
+
+    def fire(self, trigger: str, cause: str = "", events: Sequence[Any] = ()) -> list[Any]:
+        """``step`` with the events the move sends: committed, then the move shown to ``on_move``; returned."""
+        self.step(trigger)
+        out = events if type(events) is list else list(events)
+        if self.commit is not None:
+            self.commit(out)
+        if self.on_move is not None:
+            self.on_move(Move("", cause, trigger, self.state))
+        return out
+
+    def decline(self, trigger: str, cause: str) -> None:
+        """An input the state cannot take (``can(trigger)`` is False): no move, shown to ``on_move`` as declined."""
+        if self.on_move is not None:
+            self.on_move(Move("", cause, trigger, self.state, declined=True))
+
+
+RUN = Table("run", STATES, TRANSITIONS, IDLE, GUARDS)
+"""The run's table (:data:`TRANSITIONS`), bound to each run's translator (and, first, to its opening)."""
 
 
 def triggers() -> tuple[str, ...]:

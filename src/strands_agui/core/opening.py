@@ -15,18 +15,15 @@ from ag_ui.core import BaseEvent, RunAgentInput, RunStartedEvent
 
 from ..config import StrandsAgentConfig
 from ..errors import RunFailure, adapter_failure
-from .facts import RunFacts
+from .facts import NO_FACTS, RunFacts
 from .handlers.base import checked_ids
-from .machine import IDLE, Move, OnMove, build_machine
+from .machine import RUN, OnMove
 from .snapshot import ClientMessages
 from .translator import Translator, run_started
 
 
 class RunOpening:
     """One run before its facts are known: the start move, the first events, then the translator factory."""
-
-    state: str  # set by transitions
-    trigger: Callable[[str], bool]  # set by transitions
 
     def __init__(self, input_data: RunAgentInput, config: StrandsAgentConfig, *,
                  frontend_tools: frozenset[str], id_factory: Callable[[], str], on_move: OnMove | None = None) -> None:
@@ -35,13 +32,11 @@ class RunOpening:
         self.frontend_tools = frontend_tools
         self.id_factory = checked_ids(id_factory)  # shared with the translator: one run, one set of ids
         self.failure: RunFailure | None = None  # the first events could not be built (``start``)
-        self.on_move = on_move
         self.client = ClientMessages(input_data.messages)  # what the client holds, handed to the translator
-        build_machine(self, initial=IDLE)
-
-    def input_resumes(self) -> bool:
-        """The guard of ``start_run``: a resume continues the parked tool batch."""
-        return bool(self.input.resume)
+        self.facts = NO_FACTS.of_run(input_data)  # what is known before the agent: a resume's parked calls
+        # the run's table, bound to the opening until the translator takes it over (``translator``): the guard of
+        # ``start_run`` (``input_resumes``) is the table's, asked of these facts as it is of a translator's
+        self.machine = RUN.bind(self, on_move=on_move)
 
     def start(self) -> list[BaseEvent]:
         """Fire ``start_run`` and return the run's first events (computed first: events before moves). When they
@@ -53,15 +48,14 @@ class RunOpening:
             self.failure = adapter_failure(exc)
             events = [RunStartedEvent(thread_id=self.input.thread_id, run_id=self.input.run_id,
                                       parent_run_id=self.input.parent_run_id)]
-        self.trigger("start_run")
-        if self.on_move is not None:
-            try:
-                self.on_move(Move("", "run", "start_run", self.state))
-            except Exception as exc:  # noqa: BLE001 - the move is made: its events leave, then RUN_ERROR
-                self.failure = self.failure or adapter_failure(exc)
+        try:
+            self.machine.fire("start_run", "run", events)
+        except Exception as exc:  # noqa: BLE001 - on_move raised: the move is made, its events leave, then RUN_ERROR
+            self.failure = self.failure or adapter_failure(exc)
         return events
 
     def translator(self, facts: RunFacts) -> Translator:
         """The run's translator, given the facts (a resume's parked calls added from the input)."""
         return Translator(self.input, self.config, facts.of_run(self.input), frontend_tools=self.frontend_tools,
-                          id_factory=self.id_factory, on_move=self.on_move, client=self.client, initial=self.state)
+                          id_factory=self.id_factory, on_move=self.machine.on_move, client=self.client,
+                          machine=self.machine)

@@ -34,7 +34,6 @@ from ag_ui.core import (
     ToolCallArgsEvent,
     ToolCallEndEvent,
 )
-from transitions import MachineError
 
 from ..config import StrandsAgentConfig, ToolCallContext
 from ..errors import RunFailure
@@ -47,21 +46,7 @@ from .handlers.text import TextHandler
 from .handlers.tools import ToolHandler
 from .handlers.turns import TurnHandler
 from .jsonsafe import raw_payload
-from .machine import (
-    CANCELLED,
-    CLOSERS,
-    HALT_REASONS,
-    HALTED,
-    IDLE,
-    INTERNAL_MOVES,
-    LEGAL,
-    PAUSED,
-    REASONING,
-    STREAMING_TEXT,
-    Move,
-    OnMove,
-    build_machine,
-)
+from .machine import CANCELLED, CLOSERS, HALTED, IDLE, PAUSED, REASONING, RUN, STREAMING_TEXT, Machine, OnMove
 from .results import UNANSWERED
 from .snapshot import ClientMessages
 from .state_keys import STRANDS_STATE_KEYS
@@ -78,14 +63,11 @@ class Translator:
     move of this machine and of its subagents' (``machine.Move``); ``initial`` is where the machine starts (a
     run whose start was sent before its facts were known starts where :class:`~.opening.RunOpening` left it)."""
 
-    state: str  # set by transitions: the machine's current state
-    trigger: Callable[[str], bool]  # set by transitions
-
     def __init__(self, input_data: RunAgentInput, config: StrandsAgentConfig | None = None,
                  facts: RunFacts = NO_FACTS, *, frontend_tools: frozenset[str] = frozenset(),
                  id_factory: Callable[[], str] = new_id, on_move: OnMove | None = None,
                  client: ClientMessages | None = None, owner: str | None = None, initial: str = IDLE,
-                 journal: list[Item] | None = None, subagent: bool = False) -> None:
+                 journal: list[Item] | None = None, subagent: bool = False, machine: Machine | None = None) -> None:
         self.input = input_data
         self.config = config or StrandsAgentConfig()
         self.facts = facts
@@ -99,7 +81,6 @@ class Translator:
         self.open_id = ""  # id of the open envelope (text/reasoning message or tool call)
         self.journal: list[Item] = [] if journal is None else journal  # the moves' events (shared with subagents)
         self.subagent = subagent  # a subagent's translator (``nested``), not the run's own
-        self.halt: str | None = None  # why the run halted (``machine.HALT_REASONS``), once it has
         self.hook_steps: set[str] = set()  # steps a custom_result_handler started and has not finished
         self.hook_activities: set[str] = set()  # activity messages a custom_result_handler started
         self.text = TextHandler(self)
@@ -110,7 +91,10 @@ class Translator:
         self.subagents = SubagentHandler(self)
         if facts.parked is not None:  # a resume: the parked batch's results attach to the cards the client holds
             self.tools.adopt_parked(facts.parked)
-        build_machine(self, initial=initial)
+        # the run's table bound to this translator (it answers the guards); a run opened before its facts were known
+        # continues the opening's machine (``RunOpening``), now committing into this run's journal
+        self.machine = machine or RUN.bind(self, initial=initial)
+        self.machine.model, self.machine.on_move, self.machine.commit = self, on_move, self._commit
         self._dispatch_tables()
 
     def _dispatch_tables(self) -> None:
@@ -170,36 +154,32 @@ class Translator:
         return Translator(self.input, config, facts, id_factory=self.new_id, client=self.client, owner=owner,
                           on_move=_below(self.on_move, name), journal=self.journal, subagent=True)
 
-    # -- the machine: where the run is, what it may do, every move traced -----------------------------
+    # -- the machine (``machine.RUN`` bound to this run): where the run is, what it may do, every move traced ---
+    @property
+    def state(self) -> str:
+        return self.machine.state  # type: ignore[no-any-return]
+
+    @property
+    def halt(self) -> str | None:
+        """Why the run halted (the ``halt`` of the row that took it to ``halted``), once it has."""
+        return self.machine.halt
+
     def can(self, trigger: str) -> bool:
         """True when the table lets ``trigger`` fire from the current state (its guards aside)."""
-        return self.state in LEGAL[trigger]
+        return self.machine.can(trigger)
 
     def fire(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]:
-        """Fire ``trigger`` with the ``events`` it sends (computed before: events before moves) and return them;
-        ``on_move`` sees (cause, trigger, new state). An illegal move raises ``MachineError`` and sends nothing."""
-        self.trigger(trigger)
-        if self.state == HALTED and trigger in HALT_REASONS:
-            self.halt = HALT_REASONS[trigger]
-        return self._moved(cause, trigger, events)
+        """Fire ``trigger`` with the ``events`` it sends (computed before: events before moves) and return them:
+        committed to the journal (a subagent's attributed), then ``on_move`` sees (cause, trigger, new state).
+        An illegal move raises ``MachineError`` and sends nothing."""
+        return self.machine.fire(trigger, cause, events)
 
-    def move(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]:
-        """An internal move (a delta) with its events: checked against the table without a dispatch through
-        transitions (the hot path: one per delta)."""
-        if self.state not in INTERNAL_MOVES[trigger]:
-            raise MachineError(f'"Can\'t trigger event {trigger} from state {self.state}!"')
-        return self._moved(cause, trigger, events)
+    move = fire  # an internal move (a delta): the same table lookup, no dispatch through a library
 
-    def _moved(self, cause: str, trigger: str, events: Sequence[Item]) -> list[Item]:
-        """The move happened: its events are committed (journaled, a subagent's attributed), then ``on_move``
-        sees it; the events are returned."""
-        out = events if type(events) is list else list(events)
+    def _commit(self, events: list[Item]) -> None:
         if self.owner is not None:
-            attributed(out, self.owner)
-        self.journal += out
-        if self.on_move is not None:
-            self.on_move(Move("", cause, trigger, self.state))
-        return out
+            attributed(events, self.owner)
+        self.journal += events
 
     def committed(self) -> list[BaseEvent]:
         """The events of the moves made since the journal was last cleared (the stream loop clears it before each
@@ -209,25 +189,8 @@ class Translator:
     def decline(self, trigger: str, cause: str) -> list[Item]:
         """An input the current state cannot take (``can(trigger)`` is False): set aside, never silently, as a
         declined move ``on_move`` sees. Returns no events."""
-        if self.on_move is not None:
-            self.on_move(Move("", cause, trigger, self.state, declined=True))
+        self.machine.decline(trigger, cause)
         return []
-
-    # -- guards (named in the machine table), answered by the handler that knows --------------------
-    def input_resumes(self) -> bool:
-        return self.facts.resumes
-
-    def run_interrupted(self) -> bool:
-        return self.interrupts.run_interrupted()
-
-    def turn_calls_frontend_tool(self) -> bool:
-        return self.tools.turn_calls_frontend_tool()
-
-    def turn_calls_tools(self) -> bool:
-        return self.tools.turn_calls_tools()
-
-    def result_stops_streaming(self) -> bool:
-        return self.tools.result_stops_streaming()
 
     @property
     def halted(self) -> bool:
@@ -274,7 +237,7 @@ class Translator:
             del self.subagents.open[key]
         if self.state in CLOSERS:
             out += self.fire(CLOSERS[self.state], "error", bare_end(self.state, self.open_id, self.tools.calls))
-        if self.state not in LEGAL["fail"]:
+        if not self.can("fail"):
             return out
         return out + self.fire("fail", "error", ending if ending is not None else self.outcome.failed_events(failure))
 

@@ -5,8 +5,8 @@ the reader is ``gone``, ``end`` the response) and one ``encode`` function (an AG
 its frame: SSE, the protobuf framing, either with the ids of a resumable run). ``streaming.RunStream``
 (the ASGI response) is a thin adapter over it; the invariants it keeps are in ``streaming``'s docstring.
 
-The phase of a served run is explicit (:class:`Phase`), and every change of phase is checked against
-:data:`MOVES`, the driver's table:
+The phase of a served run is explicit (:class:`Phase`), and every change of phase is a move of the driver's
+table (:data:`PHASES`, a ``core.machine.Table`` like the run's own):
 
 * ``waiting`` - the request's task is inside the run, awaiting its next event. A cancellation lands where
   Strands awaits, and Strands unwinds its own generators.
@@ -42,6 +42,7 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
+from ..core.machine import Table, sources
 from ..core.results import complete_json
 from ..runtime.loop import unwind as unwind_run
 from .pacing import Pacer
@@ -68,20 +69,26 @@ class Phase(enum.Enum):
     STOPPED = "stopped"
     ENDED = "ended"
 
-    __hash__ = object.__hash__  # a member is its own key in MOVES: no Python-level Enum.__hash__ per move
+    __hash__ = object.__hash__  # a member is its own key in the table: no Python-level Enum.__hash__ per move
 
 
-MOVES: dict[Phase, frozenset[Phase]] = {
-    Phase.STARTED: frozenset({Phase.WAITING, Phase.STOPPED}),
-    Phase.WAITING: frozenset({Phase.FORWARDING, Phase.WRITING, Phase.STOPPED}),
-    Phase.FORWARDING: frozenset({Phase.WAITING, Phase.WRITING, Phase.ENDED, Phase.STOPPED}),
-    Phase.WRITING: frozenset({Phase.FORWARDING, Phase.STOPPED}),
-    Phase.STOPPED: frozenset(),
-    Phase.ENDED: frozenset(),
-}
-"""Phase -> the phases it may move to. ``waiting -> writing``: the RUN_ERROR of a run that raised or
-stopped without a terminal event; a write always returns to ``forwarding``, which ends after the terminal
-frame."""
+_RUNNING = [Phase.STARTED, Phase.WAITING, Phase.FORWARDING, Phase.WRITING]
+PHASES: tuple[dict[str, Any], ...] = (
+    {"trigger": "wait", "source": [Phase.STARTED, Phase.FORWARDING], "dest": Phase.WAITING},
+    {"trigger": "forward", "source": [Phase.WAITING, Phase.WRITING], "dest": Phase.FORWARDING},
+    # waiting -> writing: the RUN_ERROR of a run that raised or stopped without a terminal event
+    {"trigger": "write", "source": [Phase.WAITING, Phase.FORWARDING], "dest": Phase.WRITING},
+    {"trigger": "end", "source": Phase.FORWARDING, "dest": Phase.ENDED},  # after the terminal frame
+    {"trigger": "stop", "source": _RUNNING, "dest": Phase.STOPPED},  # the watcher's: the reader left or stalled
+    # a stop stands: the run's task moves on until it takes the cancellation (its next await), changing nothing
+    *({"trigger": trigger, "source": Phase.STOPPED, "dest": None} for trigger in ("wait", "forward", "write", "end")),
+)
+"""The served run's phases, as rows of the one machine mechanism (``core.machine.Table``); drawn by
+``tooling/diagrams.py`` into ``diagrams/served_run.*``."""
+DRIVER = Table("served run", Phase, PHASES, Phase.STARTED)
+MOVES: dict[Phase, frozenset[Phase]] = {phase: frozenset(
+    row["dest"] for row in PHASES if row["dest"] is not None and phase in sources(row)) for phase in Phase}
+"""Phase -> the phases it may move to (read from the table)."""
 
 
 class Sink(Protocol):
@@ -110,7 +117,7 @@ class RunDriver:
         self.keepalive_frame = keepalive_frame
         self.linger = linger  # a resumable run's wait for a reader to come back: returns why it stops
         self.detached_at: float | None = None  # loop time the reader left (a resumable run goes on)
-        self.phase = Phase.STARTED
+        self.machine = DRIVER.bind(self)
         self.stopped_in: Phase | None = None  # the phase the watcher stopped the run in
         self.reason: str | None = None  # why it was stopped
         self._lock = asyncio.Lock()
@@ -124,15 +131,13 @@ class RunDriver:
         self.cut_short = False  # the run ended on a frame of ours (ENCODING_ERROR): it is still inside Strands
         self.calls = OpenCalls()  # the tool calls on the wire not ended yet (closed when the run is cut short)
 
-    def move(self, phase: Phase) -> None:
-        """Change phase, as the table allows. ``stopped`` is final, and it is the watcher's: a stop that came
-        while the run's task was busy (a write that completed as the reader left) stands, and the task's own
-        moves until it takes the cancellation (at its next await, see ``_stream``) change nothing."""
-        if self.phase is Phase.STOPPED:
-            return
-        if phase not in MOVES[self.phase]:
-            raise RuntimeError(f"served run: no move from {self.phase.value} to {phase.value}")
-        self.phase = phase
+    @property
+    def phase(self) -> Phase:
+        return self.machine.state  # type: ignore[no-any-return]
+
+    def move(self, trigger: str) -> None:
+        """Change phase, as the table (:data:`PHASES`) allows; ``MachineError`` when it has no such move."""
+        self.machine.step(trigger)
 
     async def drive(self) -> bool:
         """Drive the run; True when its frames all went out and the response was ended, False when the
@@ -184,12 +189,12 @@ class RunDriver:
         failure = "the run stopped without RUN_FINISHED or RUN_ERROR"
         try:
             while not ended:
-                self.move(Phase.WAITING)
+                self.move("wait")
                 try:
                     event = await anext(run)
                 except StopAsyncIteration:
                     break
-                self.move(Phase.FORWARDING)
+                self.move("forward")
                 frame, ended = encode_or_error(self.encode, event)
                 self.cut_short = ended and event.type not in TERMINAL
                 if self.cut_short:  # the client's open tool calls get parseable arguments and their END first
@@ -207,7 +212,7 @@ class RunDriver:
         if not ended:
             frame, _ = encode_or_error(self.encode, RunErrorEvent(message=failure, code="ADAPTER_ERROR"))
             await self._queue(frame, True, loop.time())
-        self.move(Phase.ENDED)
+        self.move("end")
 
     async def _queue(self, frame: bytes, ended: bool, now: float) -> None:
         """Queue ``frame``; write what is queued now when it ends the run or nothing was written for
@@ -227,10 +232,10 @@ class RunDriver:
         timer per write)."""
         self._last = self._flushed = now
         self._cancel_due()
-        self.move(Phase.WRITING)
+        self.move("write")
         async with self._lock:
             await self._write_pending()
-        self.move(Phase.FORWARDING)
+        self.move("forward")
 
     def _coalesce_due(self) -> None:
         """The oldest pending frame has waited ``coalesce``: wake the watcher to write it."""
@@ -319,7 +324,7 @@ class RunDriver:
         if self.phase is Phase.ENDED or self.phase is Phase.STOPPED:
             return
         self.stopped_in, self.reason = self.phase, reason
-        self.move(Phase.STOPPED)
+        self.move("stop")
         host.cancel()
 
 

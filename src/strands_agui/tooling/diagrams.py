@@ -1,6 +1,8 @@
-"""Render the run machine (``machine.TRANSITIONS``) into ``diagrams/``: Mermaid (renders on GitHub), Graphviz
-DOT source and SVG. Rendering is done by ``transitions``' own diagram engines from the same table the runs
-use, so a diagram cannot drift from the code; ``tests/test_machine.py`` fails when the committed files do.
+"""Render the package's state tables (``core.machine.Table``) into ``diagrams/``: the run machine
+(``machine.RUN``, ``run_machine.*``) and a served run's phases (``server/driver.DRIVER``, ``served_run.*``), each
+as Mermaid (renders on GitHub), Graphviz DOT source and SVG. Rendering is done by ``transitions``' own diagram
+engines from the same rows the runs use, so a diagram cannot drift from the code; ``tests/test_machine.py`` and
+``tests/test_driver.py`` fail when the committed files do.
 
 Mermaid needs nothing beyond a plain install (``transitions`` writes it itself); DOT needs the ``graphviz``
 Python package (``pip install 'strands-agui[diagrams]'``) and SVG also Graphviz's ``dot`` binary.
@@ -16,9 +18,12 @@ from typing import Any, Literal
 
 from transitions.extensions import GraphMachine
 
-from ..core.machine import IDLE, STATES, TRANSITIONS, rows
+from ..core.machine import RUN, STATES, TRANSITIONS, Table, rows, sources
+from ..server.driver import DRIVER
 
 TITLE = "strands-agui run machine"
+TABLES: dict[str, tuple[str, Table]] = {"run_machine": (TITLE, RUN), "served_run": ("strands-agui served run", DRIVER)}
+"""Each diagram's file name (without suffix) -> its title and table."""
 GRAPHVIZ_HINT = ("for the DOT and SVG files too: pip install 'strands-agui[diagrams]' and install Graphviz "
                  "(apt-get install graphviz, brew install graphviz)")
 BASENAME = "run_machine"
@@ -28,10 +33,16 @@ class _Model:
     """A bare model for drawing: the guards are drawn by name, never called."""
 
 
-def _graph_machine(engine: Literal["graphviz", "mermaid"]) -> GraphMachine:
-    return GraphMachine(model=_Model(), states=list(STATES), transitions=labelled_rows(),
-                        initial=IDLE, auto_transitions=False, graph_engine=engine, show_conditions=True,
-                        title=TITLE)
+def _name(state: Any) -> str:
+    """A state as drawn: its name (a ``Phase`` member's value)."""
+    return str(getattr(state, "value", state))
+
+
+def _graph_machine(engine: Literal["graphviz", "mermaid"], table: Table = RUN) -> GraphMachine:
+    title = next(t for t, tab in TABLES.values() if tab is table)
+    return GraphMachine(model=_Model(), states=[_name(s) for s in table.states], transitions=labelled_rows(table),
+                        initial=_name(table.initial), auto_transitions=False, graph_engine=engine,
+                        show_conditions=True, title=title)
 
 
 def label(row: dict[str, Any]) -> str:
@@ -44,28 +55,30 @@ def label(row: dict[str, Any]) -> str:
     return str(row["trigger"])
 
 
-def labelled_rows() -> list[dict[str, Any]]:
-    """The table for ``GraphMachine``: its moves, each labelled (:func:`label`)."""
-    return [{**move, "label": label(row)} for move, row in zip(rows(), TRANSITIONS, strict=True)]
+def labelled_rows(table: Table = RUN) -> list[dict[str, Any]]:
+    """A table for ``GraphMachine``: its moves, each labelled (:func:`label`), its states by name."""
+    return [{**move, "source": [_name(s) for s in sources(move)],
+             "dest": None if move["dest"] is None else _name(move["dest"]), "label": label(row)}
+            for move, row in zip(rows(table.rows), table.rows, strict=True)]
 
 
-def mermaid() -> str:
+def mermaid(table: Table = RUN) -> str:
     """The Mermaid state diagram, without the engine's active-state styling (meaningless in a static file)."""
-    source = _graph_machine("mermaid").get_graph().draw(None)
+    source = _graph_machine("mermaid", table).get_graph().draw(None)
     lines = [line.rstrip() for line in source.splitlines() if not line.strip().startswith(("classDef", "Class "))]
     return "\n".join(lines).replace("\n\n\n", "\n\n").strip() + "\n"
 
 
-def dot() -> str:
+def dot(table: Table = RUN) -> str:
     """The Graphviz DOT source (needs the ``graphviz`` Python package, not the binary)."""
-    return str(_graph_machine("graphviz").get_graph().source).strip() + "\n"
+    return str(_graph_machine("graphviz", table).get_graph().source).strip() + "\n"
 
 
-def svg() -> str:
+def svg(table: Table = RUN) -> str:
     """The SVG drawing (needs Graphviz's ``dot`` binary)."""
     import graphviz
 
-    return str(graphviz.Source(dot()).pipe(format="svg", encoding="utf-8"))
+    return str(graphviz.Source(dot(table)).pipe(format="svg", encoding="utf-8"))
 
 
 def graphviz_version(svg_text: str) -> str | None:
@@ -97,15 +110,18 @@ def graphviz_missing(*, with_svg: bool = True) -> str | None:
 
 
 def render(out_dir: str | Path = "diagrams", *, with_svg: bool = True) -> list[Path]:
-    """Write ``run_machine.mmd`` into ``out_dir``, then ``run_machine.dot`` when the graphviz package is
-    installed and ``run_machine.svg`` (``with_svg``) when ``dot`` is there too; returns the files written."""
+    """Write each table's ``<name>.mmd`` (:data:`TABLES`) into ``out_dir``, then ``<name>.dot`` when the
+    graphviz package is installed and ``<name>.svg`` (``with_svg``) when ``dot`` is there too; returns the files
+    written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    files = {f"{BASENAME}.mmd": mermaid()}
-    if graphviz_missing(with_svg=False) is None:
-        files[f"{BASENAME}.dot"] = dot()
-        if with_svg and graphviz_missing() is None:
-            files[f"{BASENAME}.svg"] = svg()
+    files: dict[str, str] = {}
+    for base, (_, table) in TABLES.items():
+        files[f"{base}.mmd"] = mermaid(table)
+        if graphviz_missing(with_svg=False) is None:
+            files[f"{base}.dot"] = dot(table)
+            if with_svg and graphviz_missing() is None:
+                files[f"{base}.svg"] = svg(table)
     written = []
     for name, text in files.items():
         path = out / name

@@ -70,9 +70,13 @@ class Run(Protocol):
     owner: str | None
     turn: Turn
     open_id: str
-    state: str
     subagent: bool  # a subagent's (sub)run, not the run itself
-    halt: str | None  # why the run halted (``machine.HALT_REASONS``), once it has
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def halt(self) -> str | None: ...  # why the run halted (the table's ``halt`` of its row), once it has
 
     @property
     def text(self) -> Text: ...
