@@ -12,7 +12,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.support.faults import POINTS, Case, cases, check, check_clients
+from strands_agui.tooling.scripted import Text
+from tests.support.faults import ENCODER, POINTS, Case, cases, check, check_clients
 
 RUNS = int(os.environ.get("STRANDS_AGUI_FAULT_RUNS", "150"))
 
@@ -32,3 +33,15 @@ def test_every_stream_stays_valid_whatever_fails_and_wherever() -> None:
     one()
     assert len(points) >= len(POINTS) // 2, sorted(points)  # the faults land in many places, not a few
     check_clients(streams)
+
+
+@pytest.mark.parametrize("nth", [1, 3, 7, 9, 12, 13])
+def test_a_run_cut_short_inside_a_streaming_tool_closes_strands_without_the_detach_error(nth: int) -> None:
+    """An event the encoder cannot serialize cuts the run short (ENCODING_ERROR) while Strands is still running,
+    here inside an async-generator tool (``count_down``). The driver used to stop it by cancelling it at its
+    next await, inside the tool: Strands' tool middleware generator was left to asyncio's finalizer and
+    OpenTelemetry logged "Failed to detach context" (every one of these cases). The run is now closed in its
+    own task and ``translate`` stops Strands its own way first (``check`` fails on the detach error)."""
+    events = check(Case(turns=[[Text("x")]], team="streaming_tool", point=ENCODER, nth=nth))
+    assert events[-1]["code"] == "ENCODING_ERROR"
+    check_clients([events])

@@ -15,7 +15,7 @@ import inspect
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import ExitStack
+from contextlib import ExitStack, aclosing
 from typing import Any, TypeVar
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -135,8 +135,10 @@ class StrandsAgent:
                 return self._open_live(pause, prompt, state, tools, recorder, cancel)
 
             live: Opener = (lambda prompt: in_thread(opened, prompt)) if offload else opened
-            async for event in self._run(input_data, live, on_move, pause.settle, pace, cancel, server, offload):
-                yield event
+            async with aclosing(self._run(input_data, live, on_move, pause.settle, pace, cancel, server,  # type: ignore[type-var]
+                                          offload)) as events:  # closed here, in this task (``translate``)
+                async for event in events:
+                    yield event
 
     async def _prepared(self, input_data: RunAgentInput, request: Any, invocation_state: Mapping[str, Any] | None,
                         principal: str | None) -> tuple[RunRefused | None, dict[str, Any], Any, Any]:
@@ -209,9 +211,10 @@ class StrandsAgent:
         else:
             cancelled = Cancellation(cancel, self.config.on_cancel) if cancel is not None else None
             translator = opening.translator(facts)
-            async for event in translate(translator, stream, stop, _settle_and_keep(settle, server, translator,
-                                                                                     offload), pace, cancelled):
-                yield event
+            settled = _settle_and_keep(settle, server, translator, offload)
+            async with aclosing(translate(translator, stream, stop, settled, pace, cancelled)) as events:  # type: ignore[type-var]
+                async for event in events:  # a close at a yield reaches ``translate``, which stops Strands first
+                    yield event
             return
         async for event in end_run(opening.translator(NO_FACTS), failure):
             yield event

@@ -45,29 +45,33 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
     failure: RunFailure | None = None
     strands_ended = False  # Strands' generator ran to its end (or raised): nothing of it is left suspended
     async with aclosing(source):  # type: ignore[type-var]
-        while failure is None and not translator.halted:
-            try:
-                event = await anext(source)
-            except StopAsyncIteration:
-                strands_ended = True
-                break
-            except Exception as exc:  # noqa: BLE001 - Strands' failure becomes RUN_ERROR
-                failure, strands_ended = strands_failure(exc), True
-                break
-            translator.journal.clear()
-            try:
-                items = translator.handle(event)
-                if cancel is not None and cancel.requested(translator):
-                    items = [*items, *translator.cancel()]
-            except Exception as exc:  # noqa: BLE001 - our failure, still a well-formed end
-                for committed in translator.committed():  # the moves made before it, with their events
-                    yield committed
-                failure = adapter_failure(exc)
-                break
-            async for out in perform(translator, items):
-                yield out
-            if not items and pace is not None and (turn := pace()) is not None:
-                await _paced(turn)
+        try:
+            while failure is None and not translator.halted:
+                try:
+                    event = await anext(source)
+                except StopAsyncIteration:
+                    strands_ended = True
+                    break
+                except Exception as exc:  # noqa: BLE001 - Strands' failure becomes RUN_ERROR
+                    failure, strands_ended = strands_failure(exc), True
+                    break
+                translator.journal.clear()
+                try:
+                    items = translator.handle(event)
+                    if cancel is not None and cancel.requested(translator):
+                        items = [*items, *translator.cancel()]
+                except Exception as exc:  # noqa: BLE001 - our failure, still a well-formed end
+                    for committed in translator.committed():  # the moves made before it, with their events
+                        yield committed
+                    failure = adapter_failure(exc)
+                    break
+                async for out in perform(translator, items):
+                    yield out
+                if not items and pace is not None and (turn := pace()) is not None:
+                    await _paced(turn)
+        except GeneratorExit:  # our consumer closed the run at a yield (the driver cut it short: ENCODING_ERROR)
+            await _closed_early(stop, source)
+            raise
         # never closed at a yield from outside: Strands unwinds its own generators (and OpenTelemetry detaches
         # its contexts) when it is cancelled its own way and read to its end, or cancelled at its next await
         if stop is not None and (translator.halted or (failure is not None and not strands_ended)):
@@ -76,6 +80,16 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
             await unwind(source)
     async for out in _conclude(translator, failure, settle, cancel):
         yield out
+
+
+async def _closed_early(stop: Callable[[], Any] | None, source: AsyncIterator[Mapping[str, Any]]) -> None:
+    """The run was closed at one of our yields while Strands is still running (its consumer is done with it):
+    Strands ends its own way before its stream is closed, in this task (where its OpenTelemetry contexts were
+    attached): halted and read to its end (``stop``), else cancelled at its next await."""
+    if stop is not None:
+        await _halt(stop, source)
+    else:
+        await unwind(source)
 
 
 async def _halt(stop: Callable[[], Any], source: AsyncIterator[Mapping[str, Any]]) -> None:

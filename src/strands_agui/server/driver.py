@@ -165,8 +165,8 @@ class RunDriver:
             await self._frames(run)
             if self.phase is Phase.STOPPED:  # stopped after its last await: the cancellation is taken here
                 await asyncio.sleep(0)
-            if self.cut_short:  # stopped at Strands' next await, never closed from outside (see ``unwind``)
-                await unwind(run)
+            if self.cut_short:  # the run is still inside Strands: closed, it stops Strands its own way first
+                await run.aclose()  # type: ignore[attr-defined]
             else:
                 await finish(run)
             return True

@@ -38,7 +38,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.sse import format_sse_event
 from pydantic import TypeAdapter
 
-from .driver import TERMINAL, Encode, finish, unwind
+from .driver import TERMINAL, Encode, finish
 from .events import (
     DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
     HEARTBEAT_SECONDS,
@@ -187,8 +187,8 @@ class RunTap:
                 ended, cut_short = stored.type in TERMINAL, stored is not event and event.type not in TERMINAL
                 yield stored
         finally:
-            if cut_short:  # ENCODING_ERROR: the run is still inside Strands; stop it at its next await
-                await unwind(run)
+            if cut_short:  # ENCODING_ERROR: the run is still inside Strands; closed, it stops Strands first
+                await run.aclose()  # type: ignore[attr-defined]
             elif ended:
                 await finish(run)
             if not ended:

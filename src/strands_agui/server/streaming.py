@@ -18,8 +18,10 @@ Invariants:
   cancels Strands its own way and reads it to its end (``runtime/agent.translate``). When the cancellation instead
   lands outside the run (the driver's phase was not ``waiting``: it was writing or forwarding),
   :func:`~strands_agui.server.driver.unwind` resumes the run with a cancellation pending, so it still ends at
-  Strands' next await. A run cut short by an event that cannot be encoded (ENCODING_ERROR) is
-  ended the same way, never closed from outside.
+  Strands' next await. A run cut short by an event that cannot be encoded (ENCODING_ERROR) is closed
+  (``aclose``) in the same task, and the close reaches ``runtime.loop.translate`` at its own ``yield``
+  (every level of the run closes the one below it, ``aclosing``), which stops Strands its own way and reads
+  it to its end before closing it: so even inside a streaming tool Strands is never closed at a ``yield``.
 * **Disconnect.** Under uvicorn (ASGI spec 2.3) ``receive`` returns ``http.disconnect`` as soon as the
   client leaves; the watcher then cancels the run at once, even in the middle of a silent tool call.
 * **Keep-alive** (SSE only: the protobuf framing has no frame a client skips, so it sends none). The stream
