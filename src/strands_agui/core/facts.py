@@ -14,8 +14,6 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from ag_ui.core import AssistantMessage, RunAgentInput
-
 _NONE: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -64,23 +62,14 @@ class RunFacts:
             out["expires_at"] = self.expires_at
         return out
 
-    def of_run(self, input_data: RunAgentInput) -> RunFacts:
-        """These facts for the run of ``input_data``: a resume continues every call its client left unanswered."""
-        if not input_data.resume:
-            return self
-        return replace(self, parked=frozenset(unanswered_calls(input_data)))
+    def of_run(self, parked: frozenset[str] | None) -> RunFacts:
+        """These facts for the run itself: ``parked``, the calls a resume continues (its plan's), or None."""
+        return self if parked is None else replace(self, parked=parked)
 
     def of_subagent(self, name: str, parked: Iterable[str] | None = None) -> RunFacts:
         """The facts of a subagent invocation named ``name`` (its model; ``parked``: a resumed node's calls)."""
         return RunFacts(model=self.models.get(name) or _NONE, models=self.models,
                         parked=frozenset(parked) if parked is not None else None)
-
-
-def unanswered_calls(input_data: RunAgentInput) -> list[str]:
-    """The ids of the tool calls the input's assistant messages hold and no tool message answers."""
-    answered = {getattr(m, "tool_call_id", None) for m in input_data.messages}
-    return [call.id for m in input_data.messages if isinstance(m, AssistantMessage)
-            for call in m.tool_calls or () if call.id not in answered]
 
 
 NO_FACTS = RunFacts()

@@ -1,4 +1,5 @@
-"""A run's opening: RUN_STARTED goes on the wire before the run's agent is built, its translator after.
+"""A run's opening: RUN_STARTED goes on the wire before the run's agent is built, its translator after; both
+read the run's plan (``core/plan.py``).
 
 The first events of a run need nothing Strands reports (:func:`~.translator.run_started`), while the translator
 needs the run facts the runtime learns only by building the agent (``core/facts.py``). So a run is opened in
@@ -11,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ag_ui.core import BaseEvent, RunAgentInput, RunStartedEvent
+from ag_ui.core import BaseEvent, RunStartedEvent
 
 from ..config import StrandsAgentConfig
 from ..errors import RunFailure, adapter_failure
 from .facts import NO_FACTS, RunFacts
 from .handlers.base import checked_ids
 from .machine import RUN, OnMove
+from .plan import RunPlan
 from .snapshot import ClientMessages
 from .translator import Translator, run_started
 
@@ -25,15 +27,15 @@ from .translator import Translator, run_started
 class RunOpening:
     """One run before its facts are known: the start move, the first events, then the translator factory."""
 
-    def __init__(self, input_data: RunAgentInput, config: StrandsAgentConfig, *,
-                 frontend_tools: frozenset[str], id_factory: Callable[[], str], on_move: OnMove | None = None) -> None:
-        self.input = input_data
+    def __init__(self, plan: RunPlan, config: StrandsAgentConfig, *, id_factory: Callable[[], str],
+                 on_move: OnMove | None = None) -> None:
+        self.plan = plan  # the run prepared (``core/plan.py``): read, never derived again
+        self.input = plan.input
         self.config = config
-        self.frontend_tools = frontend_tools
         self.id_factory = checked_ids(id_factory)  # shared with the translator: one run, one set of ids
         self.failure: RunFailure | None = None  # the first events could not be built (``start``)
-        self.client = ClientMessages(input_data.messages)  # what the client holds, handed to the translator
-        self.facts = NO_FACTS.of_run(input_data)  # what is known before the agent: a resume's parked calls
+        self.client = ClientMessages(plan.input.messages)  # what the client holds, handed to the translator
+        self.facts = NO_FACTS.of_run(plan.parked)  # what is known before the agent: a resume's parked calls
         # the run's table, bound to the opening until the translator takes it over (``translator``): the guard of
         # ``start_run`` (``input_resumes``) is the table's, asked of these facts as it is of a translator's
         self.machine = RUN.bind(self, on_move=on_move)
@@ -55,7 +57,8 @@ class RunOpening:
         return events
 
     def translator(self, facts: RunFacts) -> Translator:
-        """The run's translator, given the facts (a resume's parked calls added from the input)."""
-        return Translator(self.input, self.config, facts.of_run(self.input), frontend_tools=self.frontend_tools,
+        """The run's translator, given the facts (a resume's parked calls added from the plan)."""
+        return Translator(self.input, self.config, facts.of_run(self.plan.parked),
+                          frontend_tools=self.plan.frontend_tools,
                           id_factory=self.id_factory, on_move=self.machine.on_move, client=self.client,
                           machine=self.machine)

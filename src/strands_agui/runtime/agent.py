@@ -26,31 +26,26 @@ from ..config import StrandsAgentConfig
 from ..core.facts import NO_FACTS, RunFacts
 from ..core.machine import OnMove
 from ..core.opening import RunOpening
-from ..core.translator import Translator, hook_failed, new_id
+from ..core.plan import RunPlan
+from ..core.translator import Translator, new_id
 from ..errors import RunFailure, RunRefused, building_failure
+from . import planning
 from .agents import AgentSource, agent_source
-from .approval import with_edited_arguments
-from .conversation import conversation
-from .invocation import invocation_state as resolve_invocation_state
 from .invocation import stream_kwargs
 from .loop import Cancellation, Pace, Settle, end_run, no_events, translate
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
-from .session_provider import provided_session_manager
 from .sessions import SessionStore
 from .stores import default_store
 from .threads import ServerThread, Threads, threads_enabled
-from .tool_selection import tool_selection
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_PROMPT = "Hello"
-Prompt = list[dict[str, Any]] | None
 Source = AsyncIterator[Mapping[str, Any]]
 Stop = Callable[[], Any] | None
 Opened = tuple[Source, Stop, RunFacts]  # Strands events, how to stop them, run facts
-Opener = Callable[[Prompt], Opened | Awaitable[Opened]]
+Opener = Callable[[], Opened | Awaitable[Opened]]
 T = TypeVar("T")
 REPLAY_INPUT = {"threadId": "replay-thread", "runId": "replay-run", "messages": []}
 
@@ -89,11 +84,14 @@ class StrandsAgent:
         """Where this adapter keeps server-side threads (None: threads are off)."""
         return Threads(self.sessions or default_store()) if threads_enabled(self.threads) else None
 
-    def opening(self, input_data: RunAgentInput, on_move: OnMove | None = None) -> RunOpening:
-        """The opening of one run of ``input_data`` (its first events, then its translator from the facts)."""
-        frontend = frozenset(tool.name for tool in input_data.tools or ())
-        return RunOpening(input_data, self.config, frontend_tools=frontend, id_factory=self.id_factory,
-                          on_move=on_move)
+    def plan(self, input_data: RunAgentInput) -> RunPlan:
+        """The plan of a run of ``input_data`` without the application's providers or a thread (a replay's)."""
+        return planning.plan(self.config, self.strands_agent, input_data)
+
+    def opening(self, run: RunAgentInput | RunPlan, on_move: OnMove | None = None) -> RunOpening:
+        """The opening of one run (its first events, then its translator from the facts), from its plan."""
+        return RunOpening(run if isinstance(run, RunPlan) else self.plan(run), self.config,
+                          id_factory=self.id_factory, on_move=on_move)
 
     def translator(self, input_data: RunAgentInput, facts: RunFacts = NO_FACTS) -> Translator:
         """A fresh translator for one run of ``input_data`` whose facts are known (not started)."""
@@ -115,49 +113,37 @@ class StrandsAgent:
         cancellation-safe point (its ``cancel_signal``), any source at its next event (the ``cancel`` move);
         it finishes with outcome ``cancelled`` after ``config.on_cancel``. ``principal`` is whose thread this is
         (None: the anonymous principal; the endpoint passes the one its ``auth`` named): another principal's
-        pause or thread on the same ``threadId`` is neither seen nor touched."""
+        pause or thread on the same ``threadId`` is neither seen nor touched. The request is prepared once, into
+        the run's plan (``runtime/planning.py``), which everything below reads."""
         if recorder is not None and (reference := config_reference(self.config)) is not None:
             recorder.annotate(**{CONFIG_KEY: reference})  # what `strands-agui replay` replays it with
-        refused, state, tools, provided = await self._prepared(input_data, request, invocation_state, principal)
         threads, store = self.thread_store(), self.sessions or default_store()
         offload = store.blocking or (threads is not None and threads.store.blocking)
         server = ServerThread(threads, input_data, principal)
-        try:
-            input_data = await in_thread(server.open) if offload else server.open()
-        except RunRefused as exc:
-            refused = refused or exc
+        planned = await planning.prepare(
+            self.config, self.strands_agent, input_data, request=request, invocation_state=invocation_state,
+            principal=principal, thread=server if threads is not None else None, offload=in_thread if offload else None)
         with ExitStack() as stack:  # holds a paused thread for the whole run
-            pause = ThreadPause(store, input_data, stack, principal, provided)
+            pause = ThreadPause(store, planned, stack, principal)
 
-            def opened(prompt: Prompt) -> Opened:
-                if refused is not None:
-                    raise refused
-                return self._open_live(pause, prompt, state, tools, recorder, cancel)
+            def opened() -> Opened:
+                if planned.refused is not None:
+                    raise planned.refused
+                return self._open_live(pause, planned, recorder, cancel)
 
-            live: Opener = (lambda prompt: in_thread(opened, prompt)) if offload else opened
-            async with aclosing(self._run(input_data, live, on_move, pause.settle, pace, cancel, server,  # type: ignore[type-var]
-                                          offload)) as events:  # closed here, in this task (``translate``)
-                async for event in events:
+            live: Opener = (lambda: in_thread(opened)) if offload else opened
+            settle = _settle_and_keep(pause.settle, server if threads is not None else None, offload)
+            async with aclosing(self._run(planned, live, on_move, settle, pace, cancel)) as events:  # type: ignore[type-var]
+                async for event in events:  # closed here, in this task: the close reaches ``translate``
                     yield event
 
-    async def _prepared(self, input_data: RunAgentInput, request: Any, invocation_state: Mapping[str, Any] | None,
-                        principal: str | None) -> tuple[RunRefused | None, dict[str, Any], Any, Any]:
-        """What the application decides before the run: its invocation_state, its tools, its session manager
-        (a refusal becomes the run's RUN_ERROR, after RUN_STARTED)."""
-        try:
-            state = await resolve_invocation_state(self.config, request, input_data, invocation_state)
-            tools = await tool_selection(self.config, request, input_data)
-            provided = await provided_session_manager(self.config, input_data, principal)
-        except RunRefused as exc:
-            return exc, {}, None, None
-        return None, state, tools, provided
-
-    def _open_live(self, pause: ThreadPause, prompt: Prompt, state: dict[str, Any], tools: Any,
-                   recorder: Recorder | None, cancel: threading.Event | None) -> tuple[Source, Stop, RunFacts]:
+    def _open_live(self, pause: ThreadPause, planned: RunPlan, recorder: Recorder | None,
+                   cancel: threading.Event | None) -> tuple[Source, Stop, RunFacts]:
         """Build the run's agent (resumed from its pause, if any) and start its Strands stream."""
-        agent, strands_prompt = pause.open(self.strands_agent, self.config, prompt, tools)
+        agent, strands_prompt = pause.open(self.strands_agent, self.config)
         if agent is None:
             return no_events(), None, NO_FACTS
+        state = dict(planned.invocation_state)
         facts = RunFacts.from_record({"model": model_info(getattr(agent, "model", None)),
                                       "models": subagent_models(agent), "state_keys": sorted(state), **pause.facts()})
         if isinstance(agent, Agent):
@@ -177,32 +163,28 @@ class StrandsAgent:
         ``input_data`` defaults to the input stored in the log's header."""
         data = input_data or log.input_data or RunAgentInput.model_validate(REPLAY_INPUT)
         facts = RunFacts.from_record(log.metadata)
-        async for event in self._run(data, lambda _prompt: (replay_events(log), None, facts), on_move):
-            yield event
+        async with aclosing(self._run(self.plan(data), lambda: (replay_events(log), None, facts),  # type: ignore[type-var]
+                                      on_move)) as events:
+            async for event in events:
+                yield event
 
-    async def _run(self, input_data: RunAgentInput, open_stream: Opener, on_move: OnMove | None,
-                   settle: Settle | None = None, pace: Pace | None = None,
-                   cancel: threading.Event | None = None,
-                   server: ServerThread | None = None, offload: bool = False) -> AsyncIterator[BaseEvent]:
-        """RUN_STARTED first (before the agent is built), then the run's translator from the facts the opener
-        learnt building the agent; an opener that fails ends the run with RUN_ERROR. A server-side thread is
-        announced after RUN_STARTED and kept after ``settle`` (in a worker thread when ``offload``: a store on
-        the network)."""
-        input_data = with_edited_arguments(input_data, self.strands_agent)  # history shows what runs
-        opening = self.opening(input_data, on_move)
+    async def _run(self, planned: RunPlan, open_stream: Opener, on_move: OnMove | None,
+                   settle: Callable[[Translator], Settle | None] | None = None, pace: Pace | None = None,
+                   cancel: threading.Event | None = None) -> AsyncIterator[BaseEvent]:
+        """RUN_STARTED first (before the agent is built), then the thread's snapshots and the plan's notes, then
+        the run's translator from the facts the opener learnt building the agent; an opener that fails ends the
+        run with RUN_ERROR. ``settle`` gives the translator's pause and thread bookkeeping."""
+        opening = self.opening(planned, on_move)
         for event in opening.start():
             yield event
         if opening.failure is not None:  # its first events could not be built (the id factory failed)
             async for event in end_run(opening.translator(NO_FACTS), opening.failure):
                 yield event
             return
-        for event in server.announce() if server is not None else ():
-            yield event
-        prompt, notes = self._prompt(input_data)
-        for event in notes:
+        for event in (*planned.thread, *planned.notes):
             yield event
         try:
-            opened = open_stream(prompt)
+            opened = open_stream()
             stream, stop, facts = await opened if inspect.isawaitable(opened) else opened
         except RunRefused as exc:
             failure: RunFailure = exc.failure
@@ -211,7 +193,7 @@ class StrandsAgent:
         else:
             cancelled = Cancellation(cancel, self.config.on_cancel) if cancel is not None else None
             translator = opening.translator(facts)
-            settled = _settle_and_keep(settle, server, translator, offload)
+            settled = settle(translator) if settle is not None else None
             async with aclosing(translate(translator, stream, stop, settled, pace, cancelled)) as events:  # type: ignore[type-var]
                 async for event in events:  # a close at a yield reaches ``translate``, which stops Strands first
                     yield event
@@ -219,36 +201,23 @@ class StrandsAgent:
         async for event in end_run(opening.translator(NO_FACTS), failure):
             yield event
 
-    def _prompt(self, input_data: RunAgentInput) -> tuple[Prompt, list[BaseEvent]]:
-        """The run's new user turn (``None`` when it continues from tool results), its text rewritten by
-        ``state_context_builder``; "Hello" when the conversation has no new user turn."""
-        turn = conversation(input_data)
-        if turn.prompt is None and turn.history and turn.history[-1]["role"] == "user":
-            return None, []  # the conversation ends with tool results: Strands continues from them
-        blocks = turn.prompt or [{"text": DEFAULT_PROMPT}]
-        builder = self.config.state_context_builder
-        if builder is None:
-            return blocks, []
-        try:
-            text = str(builder(input_data, turn.prompt_text or DEFAULT_PROMPT))
-        except Exception as exc:  # noqa: BLE001 - a failing hook never ends the run
-            return blocks, [hook_failed("state_context_builder", exc)]
-        return [{"text": text}, *(b for b in blocks if "text" not in b)], []
 
+def _settle_and_keep(settle: Settle, server: ServerThread | None,
+                     offload: bool = False) -> Callable[[Translator], Settle]:
+    """For a run's translator: the pause bookkeeping, then the server-side thread kept (its failure reported only
+    when the pause's is none); in a worker thread when ``offload``."""
 
-def _settle_and_keep(settle: Settle | None, server: ServerThread | None, translator: Translator,
-                     offload: bool = False) -> Settle | None:
-    """The pause bookkeeping, then the server-side thread kept (its failure reported only when the pause's
-    is none); in a worker thread when ``offload``."""
-    if server is None:
-        return settle
+    def for_run(translator: Translator) -> Settle:
+        def both() -> RunFailure | None:
+            settled = settle()
+            assert not inspect.isawaitable(settled), "a pause's settle is synchronous"
+            return settled or (server.keep(translator) if server is not None else None)
 
-    def both() -> RunFailure | None:
-        settled = settle() if settle is not None else None
-        assert not inspect.isawaitable(settled), "a pause's settle is synchronous"
-        return settled or server.keep(translator)
+        if server is None and not offload:
+            return settle
+        return (lambda: in_thread(both)) if offload else both
 
-    return (lambda: in_thread(both)) if offload else both
+    return for_run
 
 
 async def in_thread(call: Callable[..., T], *args: Any) -> T:

@@ -106,10 +106,14 @@ def refusal(tool_name: str, answer: Any) -> str:
     return f"{text} Reason: {reason}" if isinstance(reason, str) and reason else text
 
 
-def install_approval(agent: Agent | MultiAgentBase, config: StrandsAgentConfig) -> None:
-    """Register the gate on ``agent`` (on each node agent of a Swarm or Graph, nested ones included) when some
-    tool behaviour sets ``interrupt_on_call``."""
-    gated = [name for name, behavior in config.tool_behaviors.items() if behavior.interrupt_on_call]
+def gated_tools(config: StrandsAgentConfig) -> frozenset[str]:
+    """The tools whose behaviour sets ``interrupt_on_call`` (a run's plan holds them)."""
+    return frozenset(name for name, behavior in config.tool_behaviors.items() if behavior.interrupt_on_call)
+
+
+def install_approval(agent: Agent | MultiAgentBase, gated: Collection[str]) -> None:
+    """Register the gate on ``agent`` (on each node agent of a Swarm or Graph, nested ones included) for the
+    ``gated`` tools (the plan's, :func:`gated_tools`)."""
     if gated:
         for each in node_agents(agent):
             each.hooks.add_callback(BeforeToolCallEvent, ApprovalGate(gated))

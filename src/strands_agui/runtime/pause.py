@@ -19,20 +19,19 @@ from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from ag_ui.core import AssistantMessage, RunAgentInput, UserMessage
+from ag_ui.core import AssistantMessage, UserMessage
 from strands import Agent
 from strands.interrupt import _InterruptState
 from strands.multiagent.base import MultiAgentBase
-from strands.session.session_manager import SessionManager
 from strands.types.exceptions import SessionException
 
 from ..config import StrandsAgentConfig
 from ..core.interrupt_map import resume_prompt
+from ..core.plan import RunPlan
 from ..errors import RunFailure, RunRefused
 from .agents import AgentSource, build_run_agent
 from .approval import install_approval
-from .conversation import conversation
-from .multiagent import paused_history, task_of
+from .multiagent import task_of
 from .sessions import SessionStore, attach
 from .tool_selection import narrow_tools
 
@@ -50,25 +49,20 @@ class ThreadPause:
     """The pause bookkeeping of one run on ``principal``'s thread ``input_data.thread_id`` (``stack`` holds the
     thread's lock)."""
 
-    def __init__(self, store: SessionStore, input_data: RunAgentInput, stack: ExitStack,
-                 principal: str | None = None, provided: SessionManager | None = None) -> None:
+    def __init__(self, store: SessionStore, plan: RunPlan, stack: ExitStack, principal: str | None = None) -> None:
         self.store = store
-        self.input = input_data
-        self.thread = input_data.thread_id
+        self.plan = plan  # the run prepared: its input, history, tools, approvals, session (``core/plan.py``)
+        self.input = plan.input
+        self.thread = plan.input.thread_id
         self.principal = principal  # whose thread (None: the anonymous principal), see server/principals.py
         self.stack = stack
         self.runner: Agent | MultiAgentBase | None = None
-        self.resuming = bool(input_data.resume)
+        self.resuming = plan.resumes
         self.resumed_nodes: dict[str, list[str]] = {}  # Swarm/Graph node id -> the parked calls it continues
-        self.tools: set[str] | None = None  # the names the run may use (runtime/tool_selection.py)
-        self.provided = provided  # the thread's own session (config.session_manager_provider), attached first
 
-    def open(self, source: AgentSource, config: StrandsAgentConfig, prompt: Any,
-             tools: set[str] | None = None) -> tuple[Agent | MultiAgentBase | None, Any]:
+    def open(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent | MultiAgentBase | None, Any]:
         """The run's Strands agent (or Swarm/Graph) and what to stream it with (no agent: a resume that only
-        cancels what is no longer waited for, so the run has nothing to do); raises :class:`RunRefused`.
-        ``tools``: the names the run may use (``tool_selection``; None: all)."""
-        self.tools = tools
+        cancels what is no longer waited for, so the run has nothing to do); raises :class:`RunRefused`."""
         if self.resuming:
             with store_errors():
                 return self._resume(source, config)
@@ -76,13 +70,20 @@ class ThreadPause:
             if self.store.paused_at(self.thread, self.principal) is not None:
                 with self.store.hold(self.thread, self.principal):
                     self.store.remove(self.thread, self.principal)
-        runner = self.runner = build_run_agent(source, self.input, conversation(self.input).history)
-        narrow_tools(runner, self.tools, self.input)
-        install_approval(runner, config)
-        self._attach_provided(runner)
+        runner = self.runner = self._build(source, list(self.plan.history))
+        prompt = self.plan.prompt_blocks()
         if isinstance(runner, MultiAgentBase):
             return runner, task_of(prompt, "Hello")
         return runner, prompt
+
+    def _build(self, source: AgentSource, history: list[dict[str, Any]] | None) -> Agent | MultiAgentBase:
+        """The run's agent from the plan: its history, its tools narrowed, its gated tools, its own session."""
+        plan = self.plan
+        runner = build_run_agent(source, self.input, history)
+        narrow_tools(runner, plan.tools, plan.frontend_tools | plan.parked_tools)
+        install_approval(runner, plan.approvals)
+        self._attach_provided(runner)
+        return runner
 
     def _resume(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent | MultiAgentBase | None, Any]:
         cancels_only = all(entry.status == "cancelled" for entry in self.input.resume or ())
@@ -100,11 +101,8 @@ class ThreadPause:
             raise RunRefused("INTERRUPT_EXPIRED", f"the paused run is older than the retention of "
                                                   f"{self.store.retention_seconds:.0f} s and was removed")
         # a Swarm/Graph template's node copies start from the conversation the paused run started from
-        history = paused_history(self.input) if isinstance(source, MultiAgentBase) else None
-        runner = build_run_agent(source, self.input, history)
-        narrow_tools(runner, self.tools, self.input)
-        install_approval(runner, config)
-        self._attach_provided(runner)  # then the pause's session: its messages and interrupt state win
+        runner = self._build(source, list(self.plan.history) if isinstance(source, MultiAgentBase) else None)
+        # then the pause's session: its messages and interrupt state win
         attach(runner, self.store.session_manager(self.thread, self.principal))
         state = interrupt_state(runner)
         pending = {i.id: i for i in state.interrupts.values() if i.response is None} if state.activated else {}
@@ -121,9 +119,9 @@ class ThreadPause:
     def _attach_provided(self, runner: Agent | MultiAgentBase) -> None:
         """Keep an agent's conversation and state in the provider's session (``session_provider.py``): restored
         from it now (the stored conversation wins over the client's), persisted by Strands from now on."""
-        if self.provided is not None and isinstance(runner, Agent):
+        if self.plan.session is not None and isinstance(runner, Agent):
             with store_errors():
-                attach(runner, self.provided)
+                attach(runner, self.plan.session)
 
     def facts(self) -> dict[str, Any]:
         """What the run's translator is told: the Swarm/Graph nodes this resume continues (their parked

@@ -216,10 +216,11 @@ def _thread(data: bytes, *, legacy: bool = False) -> StoredThread:
         raise SessionException(f"a stored thread is corrupt: {type(exc).__name__}: {exc}") from exc
 
 
-def merged_input(stored: StoredThread | None, input_data: RunAgentInput) -> RunAgentInput:
-    """The run's input on a server-side thread (the policy in the module docstring)."""
+def merged_input(stored: StoredThread | None, input_data: RunAgentInput) -> tuple[RunAgentInput, bool]:
+    """The run's input on a server-side thread (the policy in the module docstring), and whether its messages
+    are other than the ones the client sent. The client's messages are dumped once, here."""
     if stored is None:
-        return input_data
+        return input_data, False
     sent = [as_json(m) for m in input_data.messages]
     kept = stored.messages
     if input_data.parent_run_id is not None:
@@ -227,12 +228,9 @@ def merged_input(stored: StoredThread | None, input_data: RunAgentInput) -> RunA
     known = {m.get("id") for m in kept}
     messages = [*kept, *(m for m in sent if m.get("id") not in known)]
     state = input_data.state if input_data.state not in (None, {}) else stored.state
-    return input_data.model_copy(update={"messages": RunAgentInput.model_validate(
+    merged = input_data.model_copy(update={"messages": RunAgentInput.model_validate(
         {"threadId": "t", "runId": "r", "messages": messages}).messages, "state": state})
-
-
-def _dumped(messages: Sequence[Any]) -> list[dict[str, Any]]:
-    return [as_json(m) for m in messages]
+    return merged, messages != sent
 
 
 def _branch_point(kept: Sequence[dict[str, Any]], sent: Sequence[dict[str, Any]]) -> int:
@@ -278,38 +276,41 @@ def threads_enabled(setting: bool | None) -> bool:
     return os.environ.get(THREADS_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def announce(merged: RunAgentInput, sent: RunAgentInput) -> list[BaseEvent]:
+    """``MESSAGES_SNAPSHOT``s of a run whose messages are not the ones the client sent (a resume starts with one
+    anyway). A client keeps a snapshot's messages it holds where they are, drops the others it holds and
+    appends the rest (``@ag-ui/client``), so when one snapshot would leave the client's order, a first one of
+    the messages before the first the client holds comes first: after it, the second appends in order."""
+    if merged.resume:
+        return []
+    messages = list(merged.messages)
+    held = {m.id for m in sent.messages}
+    ids = [m.id for m in messages]
+    once = [i for i in (m.id for m in sent.messages) if i in ids] + [i for i in ids if i not in held]
+    if once == ids:
+        return [MessagesSnapshotEvent(messages=messages)]
+    first = next(i for i, m in enumerate(messages) if m.id in held)
+    return [MessagesSnapshotEvent(messages=messages[:first]), MessagesSnapshotEvent(messages=messages)]
+
+
 class ServerThread:
-    """One run's view of its server-side thread: the merged input before, the thread kept after (before the
-    terminal event, as a pause is). Inert when ``threads`` is None (threads off)."""
+    """One run's view of its server-side thread: the merged input and the snapshots that announce it before
+    (``open``, once, into the run's plan), the thread kept after (before the terminal event, as a pause is).
+    Inert when ``threads`` is None (threads off): nothing is read, and no message dumped."""
 
     def __init__(self, threads: Threads | None, input_data: RunAgentInput, principal: str | None) -> None:
         self.threads = threads
         self.sent = input_data
         self.principal = principal
-        self.input = input_data
 
-    def open(self) -> RunAgentInput:
-        """The run's input (stored history first); raises ``RunRefused("SESSION_ERROR")`` when the store fails."""
-        if self.threads is not None:
-            with store_errors():
-                self.input = merged_input(self.threads.load(self.sent.thread_id, self.principal), self.sent)
-        return self.input
-
-    def announce(self) -> list[BaseEvent]:
-        """``MESSAGES_SNAPSHOT``s when the run's messages are not the ones the client sent (a resume starts with
-        one anyway). A client keeps a snapshot's messages it holds where they are, drops the others it holds and
-        appends the rest (``@ag-ui/client``), so when one snapshot would leave the client's order, a first one of
-        the messages before the first the client holds comes first: after it, the second appends in order."""
-        if self.input.resume or _dumped(self.input.messages) == _dumped(self.sent.messages):
-            return []
-        messages = list(self.input.messages)
-        held = {m.id for m in self.sent.messages}
-        ids = [m.id for m in messages]
-        once = [i for i in (m.id for m in self.sent.messages) if i in ids] + [i for i in ids if i not in held]
-        if once == ids:
-            return [MessagesSnapshotEvent(messages=messages)]
-        first = next(i for i, m in enumerate(messages) if m.id in held)
-        return [MessagesSnapshotEvent(messages=messages[:first]), MessagesSnapshotEvent(messages=messages)]
+    def open(self) -> tuple[RunAgentInput, list[BaseEvent]]:
+        """The run's input (stored history first) and the snapshots announcing it (:func:`announce`); raises
+        ``RunRefused("SESSION_ERROR")`` when the store fails."""
+        if self.threads is None:
+            return self.sent, []
+        with store_errors():
+            merged, changed = merged_input(self.threads.load(self.sent.thread_id, self.principal), self.sent)
+        return merged, announce(merged, self.sent) if changed else []
 
     def keep(self, translator: Translator) -> RunFailure | None:
         """Store what the client holds after the run: messages, state, pending interrupts."""

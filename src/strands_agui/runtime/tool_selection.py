@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from ag_ui.core import RunAgentInput
@@ -74,13 +74,14 @@ def _names(answer: Any) -> set[str] | None:
     return {name for name in names if isinstance(name, str) and name}
 
 
-def narrow_tools(runner: Agent | MultiAgentBase, allowed: set[str] | None, input_data: RunAgentInput) -> None:
-    """Withhold from ``runner`` (the run's own agent) the tools ``allowed`` leaves out; see the module."""
+def narrow_tools(runner: Agent | MultiAgentBase, allowed: Collection[str] | None, kept: Collection[str]) -> None:
+    """Withhold from ``runner`` (the run's own agent) the tools ``allowed`` leaves out, never one of ``kept`` (the
+    plan's frontend tools and the tools of the calls a resume continues); see the module."""
     if allowed is None or not isinstance(runner, Agent):
         return
-    keep = allowed | {tool.name for tool in input_data.tools or ()} | _parked_tool_names(input_data)
+    keep = set(allowed) | set(kept)
     registry = runner.tool_registry
-    for name in sorted(allowed - set(registry.registry)):
+    for name in sorted(set(allowed) - set(registry.registry)):
         logger.warning("template_tools_provider named %r, which the agent has no tool for; it stays unavailable",
                        name)
     withheld = {name for name in registry.registry if name not in keep}
@@ -98,12 +99,3 @@ def _refuse(withheld: frozenset[str]) -> Any:
             event.cancel_tool = withheld_result(name)
 
     return refuse
-
-
-def _parked_tool_names(input_data: RunAgentInput) -> set[str]:
-    """The tools of the calls a resume continues: the input's tool calls that have no result yet."""
-    if not input_data.resume:
-        return set()
-    answered = {getattr(m, "tool_call_id", None) for m in input_data.messages if m.role == "tool"}
-    return {call.function.name for m in input_data.messages if m.role == "assistant"
-            for call in getattr(m, "tool_calls", None) or () if call.id not in answered}
