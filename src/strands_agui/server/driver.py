@@ -6,17 +6,11 @@ its frame: SSE, the protobuf framing, either with the ids of a resumable run). `
 (the ASGI response) is a thin adapter over it; the invariants it keeps are in ``streaming``'s docstring.
 
 The phase of a served run is explicit (:class:`Phase`), and every change of phase is a move of the driver's
-table (:data:`PHASES`, a ``core.machine.Table`` like the run's own):
-
-* ``waiting`` - the request's task is inside the run, awaiting its next event. A cancellation lands where
-  Strands awaits, and Strands unwinds its own generators.
-* ``forwarding`` - an event is in hand: encoding it, queueing its frame, giving the loop a turn.
-* ``writing`` - the driver's own write is in progress (``send`` may suspend under back-pressure; the
-  watcher measures a stall from here).
-* ``stopped`` - the watcher stopped the run (the reader left or stalled); :attr:`RunDriver.stopped_in` is the
-  phase it was stopped in, which decides how it unwinds (inside the run: nothing to do; elsewhere:
-  :func:`unwind`).
-* ``ended`` - the run's frames are all out (its terminal frame, or the RUN_ERROR that stands for one).
+table (:data:`PHASES`, a ``core.machine.Table`` like the run's own; ``docs/transport.md`` says what each means):
+``waiting`` (inside the run: a cancellation lands where Strands awaits, and Strands unwinds its own generators),
+``forwarding`` (an event in hand), ``writing`` (the driver's own write; a stall is measured from here),
+``stopped`` (by the watcher; :attr:`RunDriver.stopped_in`, the phase it was stopped in, decides how it unwinds:
+inside the run, nothing to do; elsewhere, :func:`unwind`) and ``ended`` (every frame is out).
 
 Whether a reader is attached is apart from the phase: a resumable run whose reader left or stalled is
 *detached* (:attr:`RunDriver.detached_at`): it goes on through the same phases, writing to its event store only
@@ -83,12 +77,9 @@ PHASES: tuple[dict[str, Any], ...] = (
     # a stop stands: the run's task moves on until it takes the cancellation (its next await), changing nothing
     *({"trigger": trigger, "source": Phase.STOPPED, "dest": None} for trigger in ("wait", "forward", "write", "end")),
 )
-"""The served run's phases, as rows of the one machine mechanism (``core.machine.Table``); drawn by
-``tooling/diagrams.py`` into ``diagrams/served_run.*``."""
-DRIVER = Table("served run", Phase, PHASES, Phase.STARTED)
-MOVES: dict[Phase, frozenset[Phase]] = {phase: frozenset(
+DRIVER = Table("served run", Phase, PHASES, Phase.STARTED)  # drawn into diagrams/served_run.* (make diagrams)
+MOVES: dict[Phase, frozenset[Phase]] = {phase: frozenset(  # phase -> the phases it may move to (from the table)
     row["dest"] for row in PHASES if row["dest"] is not None and phase in sources(row)) for phase in Phase}
-"""Phase -> the phases it may move to (read from the table)."""
 
 
 class Sink(Protocol):
@@ -403,7 +394,6 @@ async def finish(run: AsyncIterator[Any]) -> None:
 
 
 async def unwind(run: AsyncIterator[Any]) -> None:
-    """End a run that is suspended at a ``yield`` (its consumer was cancelled while writing) at Strands' next
-    await (``runtime.loop.unwind``); one that keeps yielding without ever awaiting is closed after
-    ``UNWIND_LIMIT`` events."""
+    """End a run suspended at a ``yield`` (its consumer was cancelled while writing) at Strands' next await
+    (``runtime.loop.unwind``); closed after ``UNWIND_LIMIT`` events if it never awaits."""
     await unwind_run(run, close=True)
