@@ -227,7 +227,15 @@ class Machine:
 
     def fire(self, trigger: str, cause: str = "", events: Sequence[Any] = ()) -> list[Any]:
         """``step`` with the events the move sends: committed, then the move shown to ``on_move``; returned."""
-        self.step(trigger)
+        options = self.table.moves.get((self.state, trigger))
+        if options is not None and len(options) == 1 and options[0][0] is None:  # the hot path: a delta
+            dest, halt = options[0][1], options[0][2]
+            if dest is not None:
+                self.state = dest
+            if halt is not None:
+                self.halt = halt
+        else:
+            self.step(trigger)
         out = events if type(events) is list else list(events)
         if self.commit is not None:
             self.commit(out)

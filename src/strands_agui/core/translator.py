@@ -174,7 +174,9 @@ class Translator:
         An illegal move raises ``MachineError`` and sends nothing."""
         return self.machine.fire(trigger, cause, events)
 
-    move = fire  # an internal move (a delta): the same table lookup, no dispatch through a library
+    def move(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]:
+        """An internal move (a delta): the same table lookup as any move, no dispatch through a library."""
+        return self.machine.fire(trigger, cause, events)
 
     def _commit(self, events: list[Item]) -> None:
         if self.owner is not None:
