@@ -212,18 +212,29 @@ class Machine:
         """True when the table has a row firing ``trigger`` from the current state (guards aside)."""
         return (self.state, trigger) in self.table.moves
 
-    def step(self, trigger: str) -> Any:
-        """Move by ``trigger`` (the first row whose guard answers True); the new state."""
+    def _row(self, trigger: str) -> tuple[Any, str | None]:
+        """The destination (None: stay) and halt reason of the row ``trigger`` takes now (its guards asked)."""
         options = self.table.moves.get((self.state, trigger))
         if options is not None:
             for guard, dest, halt in options:
                 if guard is None or guard(self.model):
-                    if dest is not None:
-                        self.state = dest
-                    if halt is not None:
-                        self.halt = halt
-                    return self.state
+                    return dest, halt
         raise MachineError(f"{self.table.name}: no move {trigger!r} from {getattr(self.state, 'value', self.state)!r}")
+
+    def goes_to(self, trigger: str) -> Any:
+        """The state ``trigger`` would move to now, without moving: what a handler asks to compute the events of
+        a guarded move before making it (events before moves), instead of asking the guard's question again."""
+        dest = self._row(trigger)[0]
+        return self.state if dest is None else dest
+
+    def step(self, trigger: str) -> Any:
+        """Move by ``trigger`` (the first row whose guard answers True); the new state."""
+        dest, halt = self._row(trigger)
+        if dest is not None:
+            self.state = dest
+        if halt is not None:
+            self.halt = halt
+        return self.state
 
     def fire(self, trigger: str, cause: str = "", events: Sequence[Any] = ()) -> list[Any]:
         """``step`` with the events the move sends: committed, then the move shown to ``on_move``; returned."""

@@ -168,6 +168,10 @@ class Translator:
         """True when the table lets ``trigger`` fire from the current state (its guards aside)."""
         return self.machine.can(trigger)
 
+    def goes_to(self, trigger: str) -> str:
+        """Where ``trigger`` would move the run now (the table's rows and guards), without moving."""
+        return self.machine.goes_to(trigger)  # type: ignore[no-any-return]
+
     def fire(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]:
         """Fire ``trigger`` with the ``events`` it sends (computed before: events before moves) and return them:
         committed to the journal (a subagent's attributed), then ``on_move`` sees (cause, trigger, new state).

@@ -35,7 +35,7 @@ from ag_ui.core import (
 
 from ...errors import RunFailure
 from ..jsonsafe import stringified
-from ..machine import CANCELLED, HALTED
+from ..machine import CANCELLED, PAUSED
 from .base import Item
 from .run import Handler, Outcome, Run
 
@@ -110,7 +110,7 @@ class OutcomeHandler(Handler):
         run = self.run
         out = run.close_open("finish") + run.subagents.close_all(failed=False)
         metadata = {"stopReason": self.stop_reason} if self.stop_reason else None
-        paused = bool(run.interrupts.waiting) and run.state != HALTED  # the guard of finish -> paused
+        paused = run.goes_to("finish") == PAUSED  # the table's answer (its guard), asked before the move
         finished = RunFinishedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id,
                                     outcome=self.outcome(paused), usage=self.usage(), result=self.result,
                                     metadata=metadata)
