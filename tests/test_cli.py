@@ -65,7 +65,8 @@ def test_record_then_replay_gives_the_same_stream(tmp_path: Path, capsys) -> Non
 
 def test_diagram_writes_the_three_files(tmp_path: Path) -> None:
     assert main(["diagram", "--out", str(tmp_path)]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["run_machine.dot", "run_machine.mmd", "run_machine.svg"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run_machine.dot", "run_machine.mmd", "run_machine.svg",
+                                                          "served_run.dot", "served_run.mmd", "served_run.svg"]
 
 
 # ---------------------------------------------------------------------------------------------- mistakes

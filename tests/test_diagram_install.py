@@ -41,9 +41,9 @@ def test_diagram_on_a_plain_install_writes_mermaid_and_says_how_to_get_svg(tmp_p
     done = subprocess.run([str(env_dir / "bin" / "strands-agui"), "diagram", "--out", str(out)], cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert [p.name for p in out.iterdir()] == ["run_machine.mmd"]
+    assert sorted(p.name for p in out.iterdir()) == ["run_machine.mmd", "served_run.mmd"]
     assert (out / "run_machine.mmd").read_text() == diagrams.mermaid()
-    assert done.stdout.strip() == str(out / "run_machine.mmd")
+    assert done.stdout.split() == [str(out / "run_machine.mmd"), str(out / "served_run.mmd")]
     (line,) = done.stderr.strip().splitlines()
     assert "graphviz Python package is not installed" in line and "pip install 'strands-agui[diagrams]'" in line
     help_text = subprocess.run([str(env_dir / "bin" / "strands-agui"), "diagram", "--help"], env=env,
@@ -65,7 +65,8 @@ def test_without_dot_the_diagram_is_mermaid_and_dot_source(tmp_path: Path, monke
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # the graphviz package is there, `dot` is not
     assert main(["diagram", "--out", str(tmp_path / "d")]) == 0
-    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["run_machine.dot", "run_machine.mmd"]
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["run_machine.dot", "run_machine.mmd",
+                                                                   "served_run.dot", "served_run.mmd"]
     err = capsys.readouterr().err
     assert "`dot` is not on PATH" in err and "apt-get install graphviz" in err
     assert main(["diagram", "--out", str(tmp_path / "e"), "--console", str(tmp_path / "c.svg")]) == 2

@@ -114,7 +114,7 @@ def cmd_diagram(args: argparse.Namespace) -> int:
     for path in render(args.out, with_svg=not args.no_svg):
         print(path)
     if missing := graphviz_missing(with_svg=not args.no_svg):
-        print(f"strands-agui: wrote the Mermaid diagram only ({missing}); {GRAPHVIZ_HINT}", file=sys.stderr)
+        print(f"strands-agui: wrote the Mermaid diagrams only ({missing}); {GRAPHVIZ_HINT}", file=sys.stderr)
     if args.readme and embed_in_readme(args.readme):
         print(args.readme)
     if args.console:
@@ -318,14 +318,16 @@ def _replay_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _diagram_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    """`strands-agui diagram`: the run machine as Mermaid, DOT and SVG."""
+    """`strands-agui diagram`: the run machine and a served run's phases as Mermaid, DOT and SVG."""
     diagram = sub.add_parser(
         "diagram", parents=[common], help="render the run machine into diagrams/",
-        description="Draw the run machine (the transition table every run follows). Mermaid always; DOT when "
+        description="Draw the run machine (the transition table every run follows) and a served run's phases "
+        "(the driver's table). Mermaid always; DOT when "
         "the graphviz Python package is installed (pip install 'strands-agui[diagrams]'); SVG when Graphviz's "
         "`dot` is on PATH too. Without them it writes the Mermaid file and says how to get the others.")
     diagram.add_argument("--out", default="diagrams", metavar="DIR",
-                         help="directory for run_machine.mmd, .dot and .svg (created if absent; default diagrams)")
+                         help="directory for run_machine.* and served_run.*: .mmd, .dot and .svg (created if "
+                         "absent; default diagrams)")
     diagram.add_argument("--no-svg", action="store_true", help="skip the SVG (and the need for `dot`)")
     diagram.add_argument("--readme", metavar="PATH", help="also refresh the Mermaid block of this Markdown file "
                          "(between <!-- diagram:start --> and <!-- diagram:end -->)")
