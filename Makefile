@@ -2,8 +2,8 @@
 #   make deps      .venv (pip install -e '.[dev]') + npm ci: the official-client oracles (1.0.0, 0.0.59), CopilotKit tests,
 #                  aimock; the Dojo's Strands agents (the ag_ui_strands sdist, pip download): tests/dojo
 #   make tools     system tools (graphviz `dot`, chromium, nginx; node/npm if absent) via apt-get when missing
-#   make test      deps + tools + pytest          (PYTEST_ARGS='tests/test_oracles.py -x' to narrow;
-#                  PYTEST_ARGS='-m "not slow"' skips the tests over ~5 s)
+#   make test      deps + tools + pytest, a file per worker (pytest-xdist; PYTEST_WORKERS=0 runs in one process)
+#                  (PYTEST_ARGS='tests/test_oracles.py -x' to narrow; PYTEST_ARGS='-m "not slow"' skips the tests over ~5 s)
 #   make test-frontends  only the CopilotKit-in-a-browser tests (tests/frontends/, part of `make test`)
 #   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
@@ -41,6 +41,9 @@ DOJO_SDIST := $(DOJO_DIR)/.upstream/ag_ui_strands-1.0.2.tar.gz
 DOJO_SDIST_SHA256 := 61e8183a275e47ce49c5f217f91c460dde5659f3dc58d3cf5651260da96973d1
 NODE_STAMPS := $(addsuffix /node_modules/.package-lock.json,$(NODE_DIRS))
 PYTEST_ARGS ?=
+# the tests wait on subprocesses, browsers and sockets more than on the CPU: two workers on two cores (one per core)
+PYTEST_WORKERS ?= 2
+PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadfile
 ARGS ?=
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -115,10 +118,10 @@ tools:
 	@test -x /usr/sbin/nginx || { echo ">> installing nginx (apt; a proxy cutting streams, resumable runs' tests)"; $(call apt_install,nginx); }
 
 test: deps tools
-	@$(PYTHON) -m pytest -q $(PYTEST_ARGS)
+	@$(PYTHON) -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 test-frontends: deps tools
-	@$(PYTHON) -m pytest -q $(FRONTENDS_DIR) $(PYTEST_ARGS)
+	@$(PYTHON) -m pytest -q $(PYTEST_XDIST) $(FRONTENDS_DIR) $(PYTEST_ARGS)
 
 run: $(RUN_STAMP)
 	@echo ">> strands-agui serve $(ARGS)"

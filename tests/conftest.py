@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+import pytest
+
 from tests.oracles import CLIENT_DIR
 from tests.support.hitl import clear_executions  # noqa: F401 - a fixture
 from tests.support.servers import echo_server, no_server_errors  # noqa: F401 - fixtures
@@ -41,3 +43,13 @@ def pytest_unconfigure(config) -> None:
     path = getattr(config, "strands_agui_sessions", None)
     if path:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Every test has its own node id: pytest-xdist schedules by node id, so tests sharing one run once between
+    them under ``-n`` (schemathesis' one-function parametrization gave six operations one id)."""
+    from collections import Counter
+
+    shared = [nodeid for nodeid, count in Counter(item.nodeid for item in items).items() if count > 1]
+    if shared:
+        raise pytest.UsageError(f"tests share a node id, so pytest -n would run one of each: {shared[:5]}")

@@ -139,6 +139,7 @@ def test_a_model_that_never_awaits_cannot_starve_other_requests() -> None:
     agent, ended = _served(model)
     with LiveServer(create_strands_app(agent)) as server:
         conn = open_stream(server.port, run_input())
+        conn.settimeout(30)  # the 200,000-word answer's first chunk, on a loaded machine
         read_until(conn, b"TEXT_MESSAGE_CONTENT")
         asked = time.monotonic()
         ping = httpx.get(server.url + "/ping", timeout=30)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 import schemathesis
@@ -43,10 +44,7 @@ if os.environ.get("STRANDS_AGUI_FUZZ_PHASES") != "all":
     schema.config.phases.update(phases=["fuzzing"])
 
 
-@pytest.mark.slow
-@schema.parametrize()
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_server_errors(case: schemathesis.Case) -> None:
+def _check(case: schemathesis.Case) -> None:
     response = case.call(headers={"Accept": "text/event-stream"})
     case.validate_response(response, checks=[not_a_server_error])
     if response.status_code >= 400:
@@ -58,3 +56,21 @@ def test_no_server_errors(case: schemathesis.Case) -> None:
         assert frames[-1]["type"] in ("RUN_FINISHED", "RUN_ERROR")
         sent = json.dumps(case.body)  # a word the request itself holds (an id "TypeError") is echoed, not leaked
         assert not any(word in response.text and word not in sent for word in INTERNAL), frames[-1]
+
+
+def _operation_test(method: str, path: str):  # type: ignore[no-untyped-def]
+    """One test function per operation. ``schema.parametrize()`` on a single function gives every operation the
+    same node id (``test_no_server_errors`` six times), and pytest-xdist schedules by node id: under ``-n`` five of
+    the six operations silently never ran. A function per operation keeps the ids apart (and names the operation)."""
+    def test(case: schemathesis.Case) -> None:
+        _check(case)
+
+    operation = schema.include(method=method.upper(), path=path)
+    return pytest.mark.slow(operation.parametrize()(
+        settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))(test)))
+
+
+for _result in schema.get_all_operations():
+    _op = _result.ok()
+    _slug = re.sub(r"\W+", "_", f"{_op.method} {_op.path}").strip("_").lower()
+    globals()[f"test_no_server_errors_{_slug}"] = _operation_test(_op.method, _op.path)

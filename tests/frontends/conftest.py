@@ -12,6 +12,8 @@ The npm packages come from ``npm ci`` here (``make deps``); without them the tes
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
 import socket
@@ -84,11 +86,28 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stop(process)
 
 
+def _sources_digest() -> str:
+    """What the bundle is built from: the page's sources, the build script and the npm lock."""
+    digest = hashlib.sha256()
+    for path in sorted([*(HERE / "src").rglob("*"), HERE / "build.mjs", HERE / "package-lock.json"]):
+        if path.is_file():
+            digest.update(str(path.relative_to(HERE)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 @pytest.fixture(scope="session")
 def bundle() -> Path:
-    """The page, built from ``src/`` by esbuild (from npm) into ``dist/``."""
-    subprocess.run([node(), "build.mjs"], cwd=HERE, check=True, timeout=300)
-    return HERE / "dist"
+    """The page, built from ``src/`` by esbuild (from npm) into ``dist/``: once for its sources, under a lock, so
+    test processes running side by side (``pytest -n``) neither rebuild it under each other's runtime nor twice."""
+    dist = HERE / "dist"
+    stamp = dist / ".sources"
+    with (HERE / ".build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        digest = _sources_digest()
+        if not stamp.is_file() or stamp.read_text() != digest:
+            subprocess.run([node(), "build.mjs"], cwd=HERE, check=True, timeout=300)
+            stamp.write_text(digest)
+    return dist
 
 
 def listening_port(process: subprocess.Popen[str], out: IO[str]) -> int:
