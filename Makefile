@@ -71,10 +71,10 @@ $(STAMP): pyproject.toml | $(PYTHON)
 	@$(PYTHON) -m pip install -q -e '.[dev]'
 	@touch $@ $(RUN_STAMP)
 
-# What running needs, nothing else (no dev extra, no npm, no apt); pip shows what it fetches.
+# What running needs, nothing else (no dev extra, no npm, no apt); quiet: one line, then pip's errors if any.
 $(RUN_STAMP): pyproject.toml | $(PYTHON)
-	@echo ">> pip install -e . (what running needs; \`make test\` installs the test tools)"
-	@$(PYTHON) -m pip install --progress-bar on -e .
+	@echo ">> installing what running needs (pip install -q -e .; a minute the first time)"
+	@$(PYTHON) -m pip install -q -e .
 	@touch $@
 
 venv: $(STAMP)
@@ -121,7 +121,6 @@ test-frontends: deps tools
 	@$(PYTHON) -m pytest -q $(FRONTENDS_DIR) $(PYTEST_ARGS)
 
 run: $(RUN_STAMP)
-	@echo ">> strands-agui serve $(ARGS)"
 	@$(BIN)/strands-agui serve $(ARGS)
 
 diagrams: deps tools

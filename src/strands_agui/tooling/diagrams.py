@@ -21,6 +21,7 @@ from ..core.machine import IDLE, STATES, TRANSITIONS, rows
 TITLE = "strands-agui run machine"
 GRAPHVIZ_HINT = ("for the DOT and SVG files too: pip install 'strands-agui[diagrams]' and install Graphviz "
                  "(apt-get install graphviz, brew install graphviz)")
+DOT_HINT = "for the DOT file too: pip install 'strands-agui[diagrams]'"
 BASENAME = "run_machine"
 
 
