@@ -17,8 +17,16 @@ export function logInput(text) {
   }
 }
 
+// The console's Trace download (the machine's moves, one JSON document), told apart before any request.
+function isTrace(text) {
+  try { return Boolean(JSON.parse(text)?.strands_agui_trace); } catch { return false; }
+}
+
 // The AG-UI events the log replays to; throws with the server's reason when it is no log.
 export async function* replayLog(text, signal) {
+  if (isTrace(text)) {
+    throw new Error("Could not open the log: this is a trace (the Trace download: the machine's moves), not a run log: open the Log (run-<runId>.jsonl)");
+  }
   const response = await fetch(REPLAY_URL, {
     method: "POST", body: text, signal,
     headers: { "Content-Type": "application/x-ndjson", Accept: "text/event-stream" },
