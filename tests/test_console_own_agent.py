@@ -141,3 +141,16 @@ def test_an_apps_own_listing_is_kept(my_app: Any) -> None:
     mount_console(app)
     with TestClient(app) as client:
         assert client.get("/examples").json() == [{"path": "/mine"}]
+
+
+@pytest.mark.parametrize(("options", "error"), [
+    ({"prompts": "Weather in Paris?"}, TypeError),  # one str, not a list of them
+    ({"prompts": ["ok", 3]}, TypeError),
+    ({"frontend_tools": [{"name": "change_background"}]}, ValueError),  # a Tool needs description and parameters
+    ({"initial_state": ["not", "a", "mapping"]}, TypeError),
+])
+def test_the_console_options_are_checked_when_the_endpoint_is_added(options: dict[str, Any],
+                                                                     error: type[Exception]) -> None:
+    agent = StrandsAgent(Agent(model=ScriptedModel([[Text("hi")]]), callback_handler=None))
+    with pytest.raises(error, match=next(iter(options)) if error is TypeError else "Tool"):
+        add_strands_fastapi_endpoint(FastAPI(), agent, "/a", **options)
