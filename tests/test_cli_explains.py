@@ -138,6 +138,15 @@ def no_graphviz_package(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         del sys.modules[name]
 
 
+def test_a_model_variable_naming_no_provider_points_at_the_variable() -> None:
+    env = {**os.environ, "STRANDS_AGUI_MODEL": "gemini:gemini-2.5-flash"}  # the examples read it when imported
+    done = subprocess.run([sys.executable, "-m", "strands_agui.tooling.cli", "serve"], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert_explains(done, "STRANDS_AGUI_MODEL='gemini:gemini-2.5-flash': unknown model provider 'gemini'",
+                    "accepted: ", "bedrock:<model_id>")
+    assert "fix the module" not in done.stderr
+
+
 @pytest.mark.usefixtures("no_graphviz_package")
 def test_diagram_no_svg_never_advises_graphviz(tmp_path: Path) -> None:
     done = cli_in_process(["diagram", "--out", str(tmp_path), "--no-svg"])

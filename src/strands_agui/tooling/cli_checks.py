@@ -57,6 +57,11 @@ def _import(module_name: str) -> Any:
             raise CliError(f"importing {module_name!r} failed: {exc}") from exc
         raise CliError(f"importing {module_name!r} failed: ImportError: {exc}: fix the module "
                        "(--debug shows the traceback)") from exc
+    except ValueError as exc:
+        if str(exc).startswith("STRANDS_AGUI_"):  # an environment variable the module read (models.py): fix that
+            raise CliError(f"importing {module_name!r} failed: {exc}") from exc
+        raise CliError(f"importing {module_name!r} failed: ValueError: {exc}: fix the module "
+                       "(--debug shows the traceback)") from exc
     except Exception as exc:
         raise CliError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}: fix the module "
                        "(--debug shows the traceback)") from exc
