@@ -71,10 +71,14 @@ $(STAMP): pyproject.toml | $(PYTHON)
 	@$(PYTHON) -m pip install -q -e '.[dev]'
 	@touch $@ $(RUN_STAMP)
 
-# What running needs, nothing else (no dev extra, no npm, no apt); quiet: one line, then pip's errors if any.
+# What running needs, nothing else (no dev extra, no npm, no apt); quiet: pip's progress on one line (what it
+# collects, downloads, installs), its whole output in $(VENV)/pip-run.log, shown when it fails.
 $(RUN_STAMP): pyproject.toml | $(PYTHON)
-	@echo ">> installing what running needs (pip install -q -e .; a minute the first time)"
-	@$(PYTHON) -m pip install -q -e .
+	@echo ">> installing what running needs (pip install -e .; a minute the first time)"
+	@$(PYTHON) -m pip install -e . 2>&1 | tee $(VENV)/pip-run.log | while read -r line; do \
+	  case "$$line" in Collecting*|*Downloading*|*Installing*|*Building*) printf '\r\033[K   pip: %.100s' "$$line";; esac; \
+	done || { echo; tail -n 40 $(VENV)/pip-run.log; echo ">> pip failed (all of it: $(VENV)/pip-run.log)"; exit 1; }
+	@printf '\r\033[K'
 	@touch $@
 
 venv: $(STAMP)

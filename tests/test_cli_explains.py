@@ -205,15 +205,65 @@ def test_serve_reload_restarts_when_the_app_changes(tmp_path: Path) -> None:
         server.wait(timeout=30)
 
 
+PIP_OUTPUT = """Obtaining file:///src
+  Installing build dependencies: started
+Collecting strands-agents>=1.0
+  Downloading strands_agents-1.20.0-py3-none-any.whl (300 kB)
+Requirement already satisfied: fastapi in ./venv/lib/python3.11/site-packages (0.120.0)
+Requirement already satisfied: pydantic in ./venv/lib/python3.11/site-packages (2.12.0)
+Installing collected packages: strands-agents, strands-agui
+Successfully installed strands-agents-1.20.0 strands-agui-0.1.0
+"""
+
+
+def _fake_venv(venv: Path, pip_status: int) -> None:
+    """A .venv whose python prints what a cold `pip install -e .` prints (no network) and whose strands-agui
+    prints the startup line: what `make run` shows of them is the Makefile's doing."""
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pip-output.txt").write_text(PIP_OUTPUT, encoding="utf-8")
+    python = venv / "bin" / "python"
+    python.write_text(f"#!/bin/sh\ncat {venv / 'pip-output.txt'}\n"
+                      f"[ {pip_status} = 0 ] || echo 'ERROR: No matching distribution found for strands-agents' >&2\n"
+                      f"exit {pip_status}\n", encoding="utf-8")
+    serve = venv / "bin" / "strands-agui"
+    serve.write_text("#!/bin/sh\necho \"strands-agui: serving strands_agui.examples.server:app on "
+                     "http://127.0.0.1:8000/ (1 worker(s)); paused runs are kept in /tmp/s\" >&2\n", encoding="utf-8")
+    python.chmod(0o755)
+    serve.chmod(0o755)
+
+
+def _make_run(venv: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(["make", "--no-print-directory", "run", f"VENV={venv}"], cwd=ROOT, capture_output=True,
+                          timeout=60)  # bytes: text mode would turn each \r into a newline
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
 def test_make_run_installs_quietly_then_prints_the_startup_line(tmp_path: Path) -> None:
-    """What `make run` runs on a cold clone (a dry run: nothing installed): one line saying what it installs,
-    pip quiet (its errors only), then `strands-agui serve`, whose first line is the startup line."""
-    done = subprocess.run(["make", "-n", "-W", "pyproject.toml", "run", f"VENV={tmp_path / 'venv'}"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    """A cold `make run`: one line saying what it installs, pip's progress overwriting itself on one line, then
+    the startup line; none of pip's other output (it is in the venv's pip-run.log)."""
+    venv = tmp_path / "venv"
+    _fake_venv(venv, 0)
+    done = _make_run(venv)
     assert done.returncode == 0, done.stderr
-    commands = [c for c in done.stdout.splitlines() if c.strip()]
-    installs = [c for c in commands if "pip install" in c and not c.startswith("echo")]
-    assert len(installs) == 1 and " -q " in installs[0], installs
-    echoes = [c for c in commands if c.startswith("echo")]
-    assert len(echoes) == 2 and "installing what running needs" in echoes[1], echoes  # the venv's, the install's
-    assert commands[-1].strip().endswith("strands-agui serve"), commands  # then serve's own startup line
+    out = done.stdout
+    assert out.startswith(">> installing what running needs (pip install -e .; a minute the first time)\n")
+    progress = out.split("\n")[1]  # str.splitlines would split at each \r too
+    assert "pip: Downloading strands_agents" in progress
+    assert "pip: Installing collected packages" in progress and progress.count("\r\033[K") >= 4, repr(progress)
+    assert "Requirement already satisfied" not in out and "Successfully installed" not in out
+    assert out.count("\n") == 1 and out.endswith("\r\033[K"), repr(out)  # the progress line, cleared at the end
+    (startup,) = done.stderr.splitlines()
+    assert startup.startswith("strands-agui: serving strands_agui.examples.server:app on http://127.0.0.1:8000/")
+    assert "Successfully installed" in (venv / "pip-run.log").read_text(encoding="utf-8")
+    again = _make_run(venv)  # installed: straight to the startup line
+    assert again.returncode == 0 and again.stdout == "" and again.stderr.startswith("strands-agui: serving")
+
+
+def test_make_run_shows_pips_output_when_the_install_fails(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    _fake_venv(venv, 1)
+    done = _make_run(venv)
+    assert done.returncode != 0
+    assert "ERROR: No matching distribution found for strands-agents" in done.stdout
+    assert f">> pip failed (all of it: {venv}/pip-run.log)" in done.stdout
+    assert "strands-agui: serving" not in done.stderr
