@@ -135,6 +135,15 @@ def test_open_a_log_refuses_what_is_no_log_naming_why(my_app: ModuleType, conten
     assert response.status_code == 422 and says in response.json()["detail"], response.text
 
 
+def test_open_a_log_refuses_a_body_over_the_limit(my_app: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    from strands_agui.server import console
+
+    monkeypatch.setattr(console, "MAX_LOG_BYTES", 1000)
+    with TestClient(my_app.app) as client:
+        response = client.post("/console/replay", content=b"{}\n" * 400)
+    assert response.status_code == 413 and "over 1000 bytes" in response.json()["detail"]
+
+
 def test_an_apps_own_listing_is_kept(my_app: Any) -> None:
     app = FastAPI()
     app.add_api_route("/examples", lambda: [{"path": "/mine"}], methods=["GET"])

@@ -143,10 +143,12 @@ async def replay_log(request: Request) -> StreamingResponse:
     configuration is never imported (the default one replays it). A body that is no log is 422, naming why."""
     from ag_ui.encoder import EventEncoder
 
-    body = await request.body()
-    if len(body) > MAX_LOG_BYTES:
-        raise HTTPException(status_code=413, detail=f"the log is over {MAX_LOG_BYTES} bytes")
-    log = _read_uploaded(body)
+    body = bytearray()
+    async for chunk in request.stream():  # never more than the limit in memory
+        body += chunk
+        if len(body) > MAX_LOG_BYTES:
+            raise HTTPException(status_code=413, detail=f"the log is over {MAX_LOG_BYTES} bytes")
+    log = _read_uploaded(bytes(body))
     input_data = log.input_data or RunAgentInput.model_validate(REPLAY_INPUT)
     encoder = EventEncoder(accept="text/event-stream")
     adapter = StrandsAgent(_no_agent)
