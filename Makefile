@@ -74,10 +74,14 @@ $(STAMP): pyproject.toml | $(PYTHON)
 	@$(PYTHON) -m pip install -q -e '.[dev]'
 	@touch $@ $(RUN_STAMP)
 
-# What running needs, nothing else (no dev extra, no npm, no apt); pip shows what it fetches.
+# What running needs, nothing else (no dev extra, no npm, no apt); quiet: pip's progress on one line (what it
+# collects, downloads, installs), its whole output in $(VENV)/pip-run.log, shown when it fails.
 $(RUN_STAMP): pyproject.toml | $(PYTHON)
-	@echo ">> pip install -e . (what running needs; \`make test\` installs the test tools)"
-	@$(PYTHON) -m pip install --progress-bar on -e .
+	@echo ">> installing what running needs (pip install -e .; a minute the first time)"
+	@$(PYTHON) -m pip install -e . 2>&1 | tee $(VENV)/pip-run.log | while read -r line; do \
+	  case "$$line" in Collecting*|*Downloading*|*Installing*|*Building*) printf '\r\033[K   pip: %.100s' "$$line";; esac; \
+	done || { echo; tail -n 40 $(VENV)/pip-run.log; echo ">> pip failed (all of it: $(VENV)/pip-run.log)"; exit 1; }
+	@printf '\r\033[K'
 	@touch $@
 
 venv: $(STAMP)
@@ -124,7 +128,6 @@ test-frontends: deps tools
 	@$(PYTHON) -m pytest -q $(PYTEST_XDIST) $(FRONTENDS_DIR) $(PYTEST_ARGS)
 
 run: $(RUN_STAMP)
-	@echo ">> strands-agui serve $(ARGS)"
 	@$(BIN)/strands-agui serve $(ARGS)
 
 diagrams: deps tools

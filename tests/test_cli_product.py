@@ -20,10 +20,11 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def test_a_bad_flag_is_one_line_with_one_prefix(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(FIXTURES / "plain_text.jsonl"), "--fromat", "sse"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
-    assert line == "strands-agui: error: unrecognized arguments: --fromat sse: see `strands-agui --help`", line
+    assert line == ("strands-agui: error: unrecognized arguments: --fromat sse: did you mean --format? (see "
+                    "`strands-agui replay --help`)"), line
     assert main(["replay"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("strands-agui: error: the following arguments are required: log: see "
+    assert line.startswith("strands-agui: error: the following arguments are required: LOG.jsonl: see "
                            "`strands-agui replay --help`"), line
 
 

@@ -2,9 +2,9 @@
 
 - ``POST /agentic_chat``, ``/backend_tool_rendering``, ``/shared_state``, ``/agentic_generative_ui``,
   ``/human_in_the_loop``, ``/multi_agent``, ``/a2ui_generative_ui``: the AG-UI endpoints (RunAgentInput in, SSE out)
-- ``GET /examples``: what the page needs to drive them, a list of
-  ``{"path", "name", "description", "frontendTools", "initialState", "prompts"}`` (``frontendTools`` are the AG-UI
-  ``Tool`` objects the page declares in ``RunAgentInput.tools`` and runs itself; ``prompts`` are what the page
+- ``GET /examples`` (``mount_console`` lists the endpoints): what the page needs to drive them, a list of
+  ``{"path", "name", "description", "frontendTools", "initialState", "prompts", "threads"}`` (``frontendTools`` are
+  the AG-UI ``Tool`` objects the page declares in ``RunAgentInput.tools`` and runs itself; ``prompts`` are what the page
   suggests trying)
 - ``GET /ping``: liveness
 - ``GET /``: the console page; the endpoints have ``inspect=True``, so the page can ask for each run's
@@ -40,18 +40,10 @@ EXAMPLES: tuple[ModuleType, ...] = (agentic_chat, backend_tool_rendering, shared
                                     human_in_the_loop, multi_agent, a2ui_generative_ui)
 
 
-def example_entry(module: ModuleType) -> dict[str, Any]:
-    """The ``GET /examples`` entry for one example module."""
-    agent = module.agent
-    return {
-        "path": f"/{agent.name}",
-        "name": agent.name,
-        "description": agent.description,
-        "frontendTools": [tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-                          for tool in module.FRONTEND_TOOLS],
-        "initialState": dict(getattr(module, "INITIAL_STATE", {})),
-        "prompts": list(getattr(module, "PROMPTS", ())),
-    }
+def endpoint_options(module: ModuleType) -> dict[str, Any]:
+    """What the console lists for one example besides its agent's name and description (``mount_console``)."""
+    return {"frontend_tools": list(module.FRONTEND_TOOLS), "initial_state": dict(getattr(module, "INITIAL_STATE", {})),
+            "prompts": list(getattr(module, "PROMPTS", ()))}
 
 
 def build_app(cors_origins: Sequence[str] = ()) -> FastAPI:
@@ -65,19 +57,15 @@ def build_app(cors_origins: Sequence[str] = ()) -> FastAPI:
             raise ValueError("cors_origins must list origins; the '*' wildcard is not allowed")
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST"],
                            allow_headers=["*"])
-    entries = [example_entry(module) for module in EXAMPLES]
-    for module, entry in zip(EXAMPLES, entries, strict=True):
-        add_strands_fastapi_endpoint(app, module.agent, entry["path"], inspect=True)
+    for module in EXAMPLES:
+        add_strands_fastapi_endpoint(app, module.agent, f"/{module.agent.name}", inspect=True,
+                                     **endpoint_options(module))
 
     async def ping() -> dict[str, str]:
         return {"status": "ok"}
 
-    async def examples() -> list[dict[str, Any]]:
-        return entries
-
     app.add_api_route("/ping", ping, methods=["GET"], name="health")
-    app.add_api_route("/examples", examples, methods=["GET"], name="examples")
-    mount_console(app)
+    mount_console(app)  # GET /examples lists the endpoints above
     return app
 
 

@@ -157,14 +157,21 @@ class StrandsAgent:
         return record_stream(stream, recorder), stop, facts
 
     async def replay(self, log: RecordedRun, *, input_data: RunAgentInput | None = None,
-                     on_move: OnMove | None = None) -> AsyncIterator[BaseEvent]:
+                     on_move: OnMove | None = None, recorder: Recorder | None = None) -> AsyncIterator[BaseEvent]:
         """Yield the AG-UI events a recorded run produces with this adapter's configuration.
 
-        ``input_data`` defaults to the input stored in the log's header."""
+        ``input_data`` defaults to the input stored in the log's header; ``recorder`` writes the replayed events
+        again (the console's inspector of a log it opened)."""
         data = input_data or log.input_data or RunAgentInput.model_validate(REPLAY_INPUT)
         facts = RunFacts.from_record(log.metadata)
-        async with aclosing(self._run(self.plan(data), lambda: (replay_events(log), None, facts),  # type: ignore[type-var]
-                                      on_move)) as events:
+        if recorder is not None:
+            recorder.annotate(**facts.record())
+
+        def opened() -> Opened:
+            events = replay_events(log)
+            return (events if recorder is None else record_stream(events, recorder)), None, facts
+
+        async with aclosing(self._run(self.plan(data), opened, on_move)) as events:  # type: ignore[type-var]
             async for event in events:
                 yield event
 

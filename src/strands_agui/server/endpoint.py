@@ -47,6 +47,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from ..config import InvocationStateProvider
 from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
+from .console import list_in_console
 from .inspector import inspected_run, wants_inspection
 from .metrics import AgentMetrics, add_metrics_route, metrics_enabled
 from .negotiation import SSE_MEDIA_TYPE, accepts, negotiate, produced_media_types
@@ -111,6 +112,7 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
                        keepalive=settings.keepalive_seconds, coalesce=settings.coalesce_seconds,
                        reconnected=observability.reconnected)
     document_message_roles(app)
+    list_in_console(app, agent, path, settings)
 
 
 def _observability(app: FastAPI, agent: StrandsAgent, settings: EndpointSettings) -> Observability:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar
 
+from ag_ui.core import Tool
 from fastapi import Depends, params
 
 from ..config import InvocationStateProvider, MediaFetchPolicy
@@ -69,7 +70,9 @@ class EndpointSettings:
     OpenTelemetry span, with Strands' spans as its children, whenever a tracer provider is installed
     (``server/tracing.py``). ``metrics`` (True; None: as ``strands-agui serve --metrics`` says, off without it)
     records Prometheus metrics of the runs and serves them at ``GET metrics_path`` (``server/metrics.py``,
-    the ``observability`` extra); see ``docs/observability.md``.
+    the ``observability`` extra); see ``docs/observability.md``. What the console (``mount_console``) lists for the
+    endpoint besides its name and description: ``prompts`` it suggests trying, ``frontend_tools`` (AG-UI ``Tool``
+    objects or their dicts) the page declares in each request, ``initial_state`` a new thread starts with.
     """
 
     auth: Callable[..., Any] | None = None
@@ -87,9 +90,18 @@ class EndpointSettings:
     tracing: bool = True
     metrics: bool | None = None
     metrics_path: str = DEFAULT_METRICS_PATH
+    prompts: Sequence[str] = ()
+    frontend_tools: Sequence[Tool | Mapping[str, Any]] = ()
+    initial_state: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         _ = self.limits  # RequestLimits refuses a limit that is not a positive int
+        if isinstance(self.prompts, str) or not all(isinstance(p, str) for p in self.prompts):
+            raise TypeError(f"prompts must be a sequence of str, not {self.prompts!r}")
+        for tool in self.frontend_tools:
+            Tool.model_validate(tool)  # a ValidationError (a ValueError) names what the tool lacks
+        if self.initial_state is not None and not isinstance(self.initial_state, Mapping):
+            raise TypeError(f"initial_state must be a mapping, not {type(self.initial_state).__name__}")
         if not self.keepalive_seconds > 0:
             raise ValueError(f"keepalive_seconds must be positive, not {self.keepalive_seconds!r}")
         if not 0 <= self.coalesce_seconds < float("inf"):
@@ -150,6 +162,9 @@ class EndpointOptions(TypedDict, total=False):
     tracing: bool
     metrics: bool | None
     metrics_path: str
+    prompts: Sequence[str]
+    frontend_tools: Sequence[Tool | Mapping[str, Any]]
+    initial_state: Mapping[str, Any] | None
 
 
 class AppOptions(EndpointOptions, total=False):

@@ -50,13 +50,52 @@ def _import(module_name: str) -> Any:
                            f"(current: {Path.cwd()}) or install its package") from exc
         raise CliError(f"importing {module_name!r} failed: it imports {missing!r}, which is not installed: "
                        f"pip install the package that provides it") from exc
+    except ImportError as exc:
+        from .models import ModelProviderUnavailable
+
+        if isinstance(exc, ModelProviderUnavailable):  # STRANDS_AGUI_MODEL names a provider whose client is absent
+            raise CliError(f"importing {module_name!r} failed: {exc}") from exc
+        raise CliError(f"importing {module_name!r} failed: ImportError: {exc}: fix the module "
+                       "(--debug shows the traceback)") from exc
+    except ValueError as exc:
+        if str(exc).startswith("STRANDS_AGUI_"):  # an environment variable the module read (models.py): fix that
+            raise CliError(f"importing {module_name!r} failed: {exc}") from exc
+        raise CliError(f"importing {module_name!r} failed: ValueError: {exc}: fix the module "
+                       "(--debug shows the traceback)") from exc
     except Exception as exc:
         raise CliError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}: fix the module "
                        "(--debug shows the traceback)") from exc
 
 
+def is_asgi_app(obj: Any) -> bool:
+    """A Starlette/FastAPI app, or a callable taking ASGI's ``(scope, receive, send)``."""
+    from starlette.applications import Starlette
+
+    if isinstance(obj, Starlette):
+        return True
+    try:
+        parameters = list(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        return False
+    return parameters[-3:] == ["scope", "receive", "send"]
+
+
+def is_agent(obj: Any) -> bool:
+    """A ``StrandsAgent``, a ``strands.Agent`` or a Swarm/Graph: what ``record`` runs, not an app to serve."""
+    from strands import Agent
+    from strands.multiagent.base import MultiAgentBase
+
+    from ..runtime.agent import StrandsAgent
+
+    return isinstance(obj, (StrandsAgent, Agent, MultiAgentBase))
+
+
 def load_app(spec: str) -> Any:
     app = load_object(spec, "app")
+    if is_agent(app):
+        raise CliError(f"{spec} is an agent ({type(app).__name__}), not an ASGI app: serve it from an app, e.g. "
+                       "`app = create_strands_app(agent)` in your module and --app MODULE:app, or run it once with "
+                       f"`strands-agui record {spec} --prompt TEXT -o run.jsonl`")
     if not callable(app):
         raise CliError(f"{spec} is a {type(app).__name__}, not an ASGI app: name a FastAPI app, e.g. "
                        "`app = create_strands_app(agent)`")
@@ -172,10 +211,22 @@ def load_replay_log(path: str, *, partial: bool) -> RecordedRun:
     except IncompleteLog as exc:
         raise CliError(f"{path}: {exc}: record it again, or replay what it holds with --partial") from exc
     except LogFormatError as exc:
+        if _is_console_trace(path):
+            raise CliError(f"{path} is a trace (the console's Trace download: the machine's moves), not a run log: "
+                           "download the Log beside it (run-<runId>.jsonl) and replay that") from exc
         problem = str(exc).removesuffix(": not a strands-agui log")
         raise CliError(f"{path} is not a strands-agui log: {problem}: give {what}") from exc
     except OSError as exc:
         raise CliError(f"{path}: cannot read it ({exc.strerror}): give {what}") from exc
+
+
+def _is_console_trace(path: str) -> bool:
+    """The JSON document the console's Trace button writes (``machine.js`` ``traceDocument``)."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(document, dict) and "strands_agui_trace" in document
 
 
 def open_output(path: str) -> TextIO:

@@ -26,6 +26,7 @@ TABLES: dict[str, tuple[str, Table]] = {"run_machine": (TITLE, RUN), "served_run
 """Each diagram's file name (without suffix) -> its title and table."""
 GRAPHVIZ_HINT = ("for the DOT and SVG files too: pip install 'strands-agui[diagrams]' and install Graphviz "
                  "(apt-get install graphviz, brew install graphviz)")
+DOT_HINT = "for the DOT file too: pip install 'strands-agui[diagrams]'"
 BASENAME = "run_machine"
 
 

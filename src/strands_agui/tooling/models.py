@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from strands.models import Model
 from strands.types.content import Messages
 
-from .scripted import ScriptedModel, Text, Turn
+from .scripted import ScriptedModel, Text, ToolUse, Turn
 
 MODEL_ENV = "STRANDS_AGUI_MODEL"
 DELAY_ENV = "STRANDS_AGUI_SCRIPTED_DELAY"
@@ -124,25 +125,96 @@ def scripted_delay(env: Mapping[str, str]) -> float:
     return max(0.0, delay)
 
 
+HOW_TO_PICK = (f"I am the scripted stand-in model (no key, no network). Set {MODEL_ENV}, e.g. "
+               f"{MODEL_ENV}=bedrock:<model_id> or openai:<model>, to talk to a real one.")
+
+
 def no_model_configured(_messages: Messages) -> Turn:
     """The scripted stand-in's answer when no scenario is given: how to pick a real model."""
-    return [Text(f"I am the scripted stand-in model (no key, no network). Set {MODEL_ENV}, e.g. "
-                 f"{MODEL_ENV}=bedrock:<model_id> or openai:<model>, to talk to a real one.")]
+    return [Text(HOW_TO_PICK)]
 
 
-def model_from_env(scenario: Callable[[Messages], Turn] = no_model_configured, *,
+class StandIn:
+    """The stand-in's script when no scenario is given: it calls the agent's own tools, so a keyless demo of your
+    agent shows them run. A user message that names a tool (a word of its name or description) gets a call of it,
+    its arguments read from the message as well as a script can (a word after the parameter's name, a capitalised
+    word, a number, else the message), then the result and how to pick a real model; any other message gets how to
+    pick a real model and the tools it could call. It keeps nothing between calls: every run is fresh."""
+
+    wants_tool_specs = True
+
+    def __call__(self, messages: Messages, tool_specs: list[Any]) -> Turn:
+        last = messages[-1] if messages else {"role": "user", "content": []}
+        results = [block["toolResult"] for block in last.get("content") or () if "toolResult" in block]
+        if results:
+            said = "; ".join(" ".join(str(c.get("text") or c.get("json") or "") for c in r.get("content") or ())
+                             for r in results)
+            return [Text(f"The tool answered: {said.strip() or '(nothing)'}. {HOW_TO_PICK}")]
+        prompt = " ".join(str(block.get("text", "")) for block in last.get("content") or ()).strip()
+        spec = _tool_for(prompt, tool_specs)
+        if spec is None:
+            names = ", ".join(s["name"] for s in tool_specs)
+            offer = f" Ask for one of your agent's tools ({names}) and I will call it." if names else ""
+            return [Text(HOW_TO_PICK + offer)]
+        return [Text(f"Let me call {spec['name']}."), ToolUse(spec["name"], _arguments(prompt, spec))]
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")) if len(w) > 2}
+
+
+def _tool_for(prompt: str, tool_specs: list[Any]) -> Any:
+    asked = _words(prompt)
+    scored = [(len(asked & _words(f"{s['name']} {s.get('description', '')}")), i) for i, s in enumerate(tool_specs)]
+    best = max(scored, default=(0, -1))
+    return tool_specs[best[1]] if best[0] else None
+
+
+def _arguments(prompt: str, spec: Any) -> dict[str, Any]:
+    schema = (spec.get("inputSchema") or {}).get("json") or {}
+    properties: dict[str, Any] = schema.get("properties") or {}
+    words = re.findall(r"[\w#.-]+", prompt)
+    return {name: _value(name, prop if isinstance(prop, dict) else {}, prompt, words)
+            for name, prop in properties.items() if name in (schema.get("required") or properties)}
+
+
+def _value(name: str, prop: dict[str, Any], prompt: str, words: list[str]) -> Any:
+    kind = prop.get("type")
+    if prop.get("enum"):
+        return prop["enum"][0]
+    if kind in ("integer", "number"):
+        found = re.search(r"-?\d+(?:\.\d+)?", prompt)
+        number = float(found.group()) if found else 1
+        return int(number) if kind == "integer" else number
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        return []
+    if kind == "object":
+        return {}
+    lowered = [w.lower().strip(".") for w in words]
+    for key in (name.lower(), *name.lower().split("_")):
+        if key in lowered and lowered.index(key) + 1 < len(words):
+            return words[lowered.index(key) + 1].strip(".")
+    capitalised = [w.strip(".") for w in words[1:] if w[:1].isupper()]
+    return capitalised[0] if capitalised else prompt
+
+
+def model_from_env(scenario: Callable[[Messages], Turn] | None = None, *,
                    env: Mapping[str, str] = os.environ) -> Model:
     """The model an example runs on: ``scenario`` played by a ``ScriptedModel`` unless ``STRANDS_AGUI_MODEL``
     names a real provider (see the module docstring for the accepted forms and variables). Without a
-    scenario the scripted model answers how to configure a real one."""
+    scenario the scripted model is the :class:`StandIn`: it calls your agent's tools and says how to configure
+    a real model."""
     provider, model_id = parse_model_spec(env.get(MODEL_ENV))
     if provider == SCRIPTED:
-        return ScriptedModel(scenario, delay=scripted_delay(env))
+        return ScriptedModel(scenario or StandIn(), delay=scripted_delay(env))  # type: ignore[arg-type]
     return provider_class(provider)(**provider_kwargs(provider, model_id, env))
 
 
 __all__ = [
     "ModelProviderUnavailable",
+    "StandIn",
     "model_from_env",
     "parse_model_spec",
     "provider_class",

@@ -109,17 +109,37 @@ def split_even(text: str, chunks: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
+def turns_since_user_message(messages: Messages) -> int:
+    """How many assistant turns answered the conversation's last user message (its tool results continue it)."""
+    turns = 0
+    for message in reversed(messages):
+        content = message.get("content") or []
+        if message.get("role") == "user" and not any("toolResult" in block for block in content):
+            break
+        turns += message.get("role") == "assistant"
+    return turns
+
+
 class ScriptedModel(Model):
     """Plays scripted turns as Bedrock-shaped ``StreamEvent`` chunks.
 
     ``delay`` seconds are awaited before each chunk (0 in tests; the served examples use a realistic pace).
     ``stop_reason`` overrides the stop reason of every turn (e.g. ``"max_tokens"``); ``usage`` adds to (or
     overrides) the usage every call reports (e.g. ``cacheReadInputTokens``).
+
+    A list script is played once, across every call of the model (the model is shared by every run of a served
+    agent, so a second request would get "(the script has no more turns)"). ``each_message=True`` chooses the
+    turn from the conversation instead, as a real model answers: the first turn answers each user message, each
+    next turn the tool results of the one before (a resume or a frontend tool's result continues it). So every
+    message of every thread, in whichever request, gets the whole script: what serving your own agent keyless
+    needs. A callable script (``(messages) -> Turn``; one with ``wants_tool_specs = True`` is called
+    ``(messages, tool_specs)``) is always chosen from the conversation.
     """
 
     def __init__(self, script: Script, *, delay: float = 0.0, stop_reason: str | None = None,
-                 usage: dict[str, int] | None = None) -> None:
+                 usage: dict[str, int] | None = None, each_message: bool = False) -> None:
         self._script = script
+        self._each_message = each_message
         self._delay = delay
         self._stop_reason = stop_reason
         self._usage = {"inputTokens": 10, "outputTokens": 10, "totalTokens": 20, **(usage or {})}
@@ -136,19 +156,21 @@ class ScriptedModel(Model):
                           **kwargs: Any) -> AsyncGenerator[dict[str, Any], None]:
         raise NotImplementedError("ScriptedModel does not produce structured output")
 
-    def next_turn(self, messages: Messages) -> Turn:
+    def next_turn(self, messages: Messages, tool_specs: Sequence[Any] | None = None) -> Turn:
         """The turn for this model call: the next scripted one, or the script callable's answer."""
         if callable(self._script):
+            if getattr(self._script, "wants_tool_specs", False):
+                return self._script(messages, list(tool_specs or ()))  # type: ignore[call-arg]
             return self._script(messages)
-        if self._calls >= len(self._script):
+        position = turns_since_user_message(messages) if self._each_message else self._calls
+        if position >= len(self._script):
             return [Text("(the script has no more turns)")]
-        turn = self._script[self._calls]
         self._calls += 1
-        return turn
+        return self._script[position]
 
     async def stream(self, messages: Messages, tool_specs: Any = None, system_prompt: str | None = None,
                      **kwargs: Any) -> AsyncIterable[StreamEvent]:
-        turn = self.next_turn(messages)
+        turn = self.next_turn(messages, tool_specs)
         yield {"messageStart": {"role": "assistant"}}
         used_tools = False
         for index, step in enumerate(turn):

@@ -5,6 +5,7 @@
 import { addNotice, applyEvent, clone, currentRun, findCall, newThread, readEvents, uid } from "./agui.js";
 import { download, loadDiagram, newRun, recordEvent, renderInspector, traceDocument, wireZoom } from "./machine.js";
 import { renderState } from "./state.js";
+import { addOpenLog, logInput, replayLog } from "./openlog.js";
 import { forgetThread, regeneration, rememberThread, rememberedThreadId, restoreThread } from "./threads.js";
 import { el, renderConversation, setText } from "./views.js";
 
@@ -46,7 +47,8 @@ function thread(path = current.path) {
   const t = threads[path] = newThread(examples.find((e) => e.path === path)?.initialState);
   t.threadId = rememberedThreadId(path) || t.threadId;  // a reload continues the thread (threads.js)
   rememberThread(path, t.threadId);
-  restoreThread(path, t).then((restored) => restored && render(path));
+  // only where the server keeps threads (GET /examples `threads`): elsewhere the route would answer 404
+  if (examples.find((e) => e.path === path)?.threads !== false) restoreThread(path, t).then((restored) => restored && render(path));
   return t;
 }
 
@@ -245,6 +247,11 @@ $("composer").addEventListener("submit", (e) => {
 // A new user message; a pending interrupt it leaves unanswered is superseded (the server abandons the pause).
 function sendMessage(text) {
   if (!text || !current || controller) return false;
+  if (current.log) {
+    addNotice(thread(), "error", "This is a replayed log: pick an agent to talk to.");
+    render(current.path);
+    return false;
+  }
   const t = thread();
   t.messages.push({ id: uid(), role: "user", content: text });
   for (const n of t.notices) if (n.kind === "interrupt" && !n.answered) n.superseded = true;
@@ -254,6 +261,43 @@ function sendMessage(text) {
   return true;
 }
 
+// ---- Open a log: a recorded run replayed through the same views, as a thread of its own (openlog.js) -------
+async function openLog(name, text) {
+  if (controller) return;
+  const path = `log:${name}`;
+  if (!examples.some((e) => e.path === path)) {
+    examples.push({ path, name: `log: ${name}`, log: true, threads: false, frontendTools: [], prompts: [],
+      description: `The run recorded in ${name}, replayed through the run machine (no model, no tool runs).` });
+    $("example").append(el("option", { value: path }, `log: ${name}`));
+  }
+  const input = logInput(text) || {};
+  const t = threads[path] = newThread(input.state);
+  t.threadId = input.threadId || t.threadId;
+  t.messages = clone(input.messages || []);
+  t.runs.push(newRun({ ...input, runId: input.runId || uid() }, "log"));
+  select(path);
+  controller = new AbortController();
+  setBusy(true);
+  setStatus("replaying the log…", "running");
+  try {
+    for await (const ev of replayLog(text, controller.signal)) {
+      recordEvent(currentRun(t), ev);
+      applyEvent(t, ev);
+      scheduleRender(path);
+    }
+  } catch (err) {
+    addNotice(t, "error", `${err.message || err}`);
+    currentRun(t).status = "error";
+  } finally {
+    controller = null;
+    setBusy(false);
+  }
+  if (currentRun(t).status === "running") currentRun(t).status = "finished";
+  setStatus(currentRun(t).status === "error" ? "error" : "replayed", currentRun(t).status === "error" ? "error" : "idle");
+  render(path);
+}
+
+addOpenLog($("new-thread"), openLog);
 wireZoom();
 
 (async function init() {
