@@ -29,8 +29,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ag_ui_a2ui_toolkit import A2UI_OPERATIONS_KEY, BASIC_CATALOG_ID, create_surface, update_components, \
-    update_data_model
+from ag_ui_a2ui_toolkit import (
+    A2UI_OPERATIONS_KEY,
+    BASIC_CATALOG_ID,
+    create_surface,
+    update_components,
+    update_data_model,
+)
 from strands import Agent, tool
 from strands.types.content import Messages
 
@@ -82,7 +87,8 @@ SYSTEM_PROMPT = """You are a helpful travel assistant that can search for flight
 
 When the user asks about flights, use the search_flights tool.
 When the user asks about hotels, use the search_hotels tool.
-IMPORTANT: After calling a tool, do NOT repeat or summarize the data in your text response. The tool renders a rich UI automatically. Just say something brief like "Here are your results" or ask if they'd like to book.
+IMPORTANT: After calling a tool, do NOT repeat or summarize the data in your text response. The tool renders
+a rich UI automatically. Just say something brief like "Here are your results" or ask if they'd like to book.
 
 For flights, each needs: id, airline, flightNumber, origin, destination, date, departureTime, arrivalTime,
 duration, status, and price.
@@ -178,7 +184,8 @@ def flights_for(origin: str, destination: str, day: datetime.date) -> list[dict[
         depart = 7 * 60 + i * 215 + seed % 40
         arrive = depart + minutes + i * 10
         flights.append({
-            "id": f"{code.lower()}-{i + 1}", "airline": airline, "flightNumber": f"{code} {100 + (seed + 37 * i) % 900}",
+            "id": f"{code.lower()}-{i + 1}", "airline": airline,
+            "flightNumber": f"{code} {100 + (seed + 37 * i) % 900}",
             "origin": origin, "destination": destination, "date": label,
             "departureTime": f"{depart // 60 % 24:02d}:{depart % 60:02d}",
             "arrivalTime": f"{arrive // 60 % 24:02d}:{arrive % 60:02d}",

@@ -188,8 +188,7 @@ def scenario(messages: Messages) -> Turn:
         colour = colour_in(words) or DEFAULT_COLOUR
         return [Text(f"Sure, changing the background to {colour}."),
                 call(CHANGE_BACKGROUND.name, {"background": colour})]
-    return [Text("Attach an image (the paperclip next to the message box) and ask me about it: I'll tell you what "
-                 "I can make out.")]
+    return [Text("Attach an image to your message and ask me about it: I'll tell you what I can make out of it.")]
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:

@@ -81,8 +81,8 @@ def schedule_meeting(topic: str, tool_context: ToolContext, attendee: str = "") 
 
 _WANTS_MEETING = re.compile(r"\b(book|schedule|set up|arrange|plan)\b.*\b(call|meeting|1:1|one-on-one|sync|chat)\b",
                             re.IGNORECASE)
-_WITH = re.compile(r"\bwith\s+(?:the\s+)?([A-Za-z][\w' -]*?)(?=\s+(?:to|about|for|next|on|at|tomorrow|this)\b|[.,?!]|$)",
-                   re.IGNORECASE)
+_WITH = re.compile(r"\bwith\s+(?:the\s+)?([A-Za-z][\w' -]*?)"
+                   r"(?=\s+(?:to|about|for|next|on|at|tomorrow|this)\b|[.,?!]|$)", re.IGNORECASE)
 _PURPOSE = re.compile(r"\b(?:to|about|for)\s+(?!book\b|schedule\b)([^.?!]+)", re.IGNORECASE)
 _KIND = re.compile(r"\b(intro call|call|meeting|1:1|one-on-one|sync|chat)\b", re.IGNORECASE)
 

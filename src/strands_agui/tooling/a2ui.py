@@ -118,7 +118,8 @@ RETRY_HEADER = "Previous attempt was invalid — fix these and call render_a2ui 
 def render_errors(args: Mapping[str, Any]) -> list[dict[str, str]]:
     """What the toolkit's validator finds wrong with a render's arguments (none called: ``empty_components``)."""
     if not args:
-        return [{"code": "empty_components", "path": "components", "message": f"Sub-agent did not call {RENDER_TOOL_NAME}"}]
+        return [{"code": "empty_components", "path": "components",
+                 "message": f"Sub-agent did not call {RENDER_TOOL_NAME}"}]
     components, data = args.get("components"), args.get("data")
     result = validate_a2ui_components(components=components if isinstance(components, list) else [],
                                       data=data if isinstance(data, dict) else {}, catalog=None)
