@@ -210,8 +210,8 @@ def scenario(messages: Messages) -> Turn:
         last = outcomes[-1]
         if last.name == "search_flights":
             flights = list(last.input.get("flights") or [])
-            route = f" from {flights[0]['origin']} to {flights[0]['destination']}" if flights else ""
-            return [Text(f"Here are {len(flights)} flights{route}. Would you like me to book one?")]
+            way = f" from {flights[0]['origin']} to {flights[0]['destination']}" if flights else ""
+            return [Text(f"Here are {len(flights)} flights{way}. Would you like me to book one?")]
         hotels = list(last.input.get("hotels") or [])
         where = f" in {hotels[0]['location']}" if hotels else ""
         return [Text(f"Here are {len(hotels)} hotels{where}. Shall I reserve a room at one of them?")]
@@ -221,9 +221,9 @@ def scenario(messages: Messages) -> Turn:
         origin, destination = (_place(route.group(1)), _place(route.group(2))) if route else ("SEA", "SFO")
         return [Text(f"Searching flights from {origin} to {destination}."),
                 call("search_flights", {"flights": flights_for(origin, destination, travel_date(words))})]
-    place = _PLACE.search(words)
-    if place or re.search(r"\b(hotels?|stay|room)\b", words, re.IGNORECASE):
-        where = _place(place.group(1)) if place else "Seattle"
+    found = _PLACE.search(words)
+    if found or re.search(r"\b(hotels?|stay|room)\b", words, re.IGNORECASE):
+        where = _place(found.group(1)) if found else "Seattle"
         return [Text(f"Looking for hotels in {where}."), call("search_hotels", {"hotels": hotels_for(where)})]
     return [Text("I can search flights (\"flights from SFO to JFK next Tuesday\") and hotels (\"hotels in downtown "
                  "Manhattan\"), and show the results as cards.")]
