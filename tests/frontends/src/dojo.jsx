@@ -142,16 +142,21 @@ function ConfirmChanges({ respond, status, onReject, onConfirm }) {
   );
 }
 
+// The editor shows the agent's document as it changes (the prediction while the call streams, then the
+// snapshot); a rejection puts back the last confirmed text, as the Dojo's editor does with its own content (the
+// page's `agent.setState` does not reach the thread's agent once the chat has run it).
 function DocumentEditor({ agent }) {
   const { agent: shared } = useAgent({ agentId: agent });
   const [confirmed, setConfirmed] = useState("");
   const document = shared.state?.document ?? "";
+  const [shown, setShown] = useState(document);
   useEffect(() => {
     if (shared.state?.document === undefined) shared.setState({ document: "" });
   }, [shared]);
+  useEffect(() => setShown(document), [document]);
   const render = ({ status, respond }) => (status === "executing" ? (
     <ConfirmChanges respond={respond} status={status}
-      onReject={() => shared.setState({ document: confirmed })}
+      onReject={() => { setShown(confirmed); shared.setState({ document: confirmed }); }}
       onConfirm={() => setConfirmed(shared.state?.document ?? "")} />
   ) : <></>);
   useHumanInTheLoop({ agentId: agent, name: "confirm_changes", render }, [confirmed]);
@@ -165,7 +170,7 @@ function DocumentEditor({ agent }) {
   return (
     <>
       <StateView state={shared.state} />
-      <pre data-testid="document" data-confirmed={confirmed}>{document}</pre>
+      <pre data-testid="document" data-confirmed={confirmed}>{shown}</pre>
     </>
   );
 }

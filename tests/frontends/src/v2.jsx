@@ -87,7 +87,9 @@ export function V2App({ agent }) {
     <CopilotKitProvider runtimeUrl="/api/v2" enableInspector={false}>
       <Shell background={background}>
         <Hooks agent={agent} setBackground={setBackground} />
-        {DOJO_PAGES.has(agent) ? <DojoChat agent={agent} /> : <CopilotChat agentId={agent} />}
+        {DOJO_PAGES.has(agent) ? <DojoChat agent={agent} /> : (
+          <CopilotChat agentId={agent} />
+        )}
       </Shell>
     </CopilotKitProvider>
   );
