@@ -21,6 +21,7 @@ Run: ``python -m strands_agui.examples.a2ui_recovery`` (port from ``PORT``, defa
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -117,6 +118,11 @@ def planner_turn(messages: Messages) -> Turn:
     outcomes = [o for o in tool_outcomes(messages) if o.name == "generate_a2ui"]
     if outcomes:
         data = outcomes[-1].data
+        if isinstance(data, str):  # the envelope's text, when the result was encoded as a JSON string
+            try:
+                data = json.loads(data)
+            except ValueError:
+                pass
         if isinstance(data, Mapping) and data.get("code") == "a2ui_recovery_exhausted":
             attempts = data.get("attempts") or [{}]
             errors = attempts[-1].get("errors") or [{}]
