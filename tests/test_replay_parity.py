@@ -28,6 +28,13 @@ PROMPTS = {  # a prompt that uses what each example configures (frontend tool, s
     "human_in_the_loop": "book me a flight to Oslo",
     "multi_agent": "what do you know about tea?",
     "a2ui_generative_ui": "a packing checklist: passport, charger and sunscreen",
+    "agentic_chat_reasoning": "Write a short sonnet about AI.",
+    "tool_based_generative_ui": "Generate a haiku about spring.",
+    "interrupt": "Schedule a 1:1 with Alice next week to review Q2 goals.",
+    "predictive_state_updates": "Please write a story about a pirate named Candy Beard.",
+    "agentic_chat_multimodal": "What objects can you identify in this photo?",
+    "a2ui_fixed_schema": "Find hotels in downtown Manhattan for next weekend.",
+    "a2ui_recovery": "Compare 3 broken hotels with ratings and prices.",
 }
 INSPECT = {"strandsAgui": {"inspect": True}}
 ID_KEYS = ("id", "runId", "threadId", "parentRunId")

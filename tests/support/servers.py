@@ -55,6 +55,13 @@ EXAMPLE_PROMPTS = {
     "/human_in_the_loop": "book me a flight to Porto",
     "/multi_agent": "what do we know about the billing service?",
     "/a2ui_generative_ui": "show me a checklist for a trip: passport, tickets and charger",
+    "/agentic_chat_reasoning": "What is 17 * 23?",
+    "/tool_based_generative_ui": "Create a haiku about the ocean.",
+    "/interrupt": "Book an intro call with the sales team to discuss pricing.",
+    "/predictive_state_updates": "Please write a story about a mermaid named Luna.",
+    "/agentic_chat_multimodal": "Describe what you see in the image I upload.",
+    "/a2ui_fixed_schema": "Find flights from SFO to JFK for next Tuesday.",
+    "/a2ui_recovery": "Compare 3 luxury hotels with ratings and prices.",
 }
 """What each example is asked (its route -> the first user message)."""
 

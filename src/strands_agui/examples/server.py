@@ -1,7 +1,10 @@
 """All the examples behind one FastAPI app, with the browser console at ``GET /``.
 
 - ``POST /agentic_chat``, ``/backend_tool_rendering``, ``/shared_state``, ``/agentic_generative_ui``,
-  ``/human_in_the_loop``, ``/multi_agent``, ``/a2ui_generative_ui``: the AG-UI endpoints (RunAgentInput in, SSE out)
+  ``/human_in_the_loop``, ``/multi_agent``, ``/a2ui_generative_ui``, and the Dojo's Strands features
+  ``/agentic_chat_reasoning``, ``/tool_based_generative_ui``, ``/interrupt``, ``/predictive_state_updates``,
+  ``/agentic_chat_multimodal``, ``/a2ui_fixed_schema``, ``/a2ui_recovery``: the AG-UI endpoints (RunAgentInput
+  in, SSE out)
 - ``GET /examples`` (``mount_console`` lists the endpoints): what the page needs to drive them, a list of
   ``{"path", "name", "description", "frontendTools", "initialState", "prompts", "threads"}`` (``frontendTools`` are
   the AG-UI ``Tool`` objects the page declares in ``RunAgentInput.tools`` and runs itself; ``prompts`` are what the page
@@ -24,20 +27,29 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from strands_agui.examples import (
+    a2ui_fixed_schema,
     a2ui_generative_ui,
+    a2ui_recovery,
     agentic_chat,
+    agentic_chat_multimodal,
+    agentic_chat_reasoning,
     agentic_generative_ui,
     backend_tool_rendering,
     human_in_the_loop,
+    interrupt,
     multi_agent,
+    predictive_state_updates,
     shared_state,
+    tool_based_generative_ui,
 )
 from strands_agui.examples._common import serve
 from strands_agui.server.console import mount_console
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 
 EXAMPLES: tuple[ModuleType, ...] = (agentic_chat, backend_tool_rendering, shared_state, agentic_generative_ui,
-                                    human_in_the_loop, multi_agent, a2ui_generative_ui)
+                                    human_in_the_loop, multi_agent, a2ui_generative_ui, agentic_chat_reasoning,
+                                    tool_based_generative_ui, interrupt, predictive_state_updates,
+                                    agentic_chat_multimodal, a2ui_fixed_schema, a2ui_recovery)
 
 
 def endpoint_options(module: ModuleType) -> dict[str, Any]:

@@ -10,12 +10,18 @@ surface progressively. The tool's result is the toolkit's envelope, ``{"a2ui_ope
 (``build_a2ui_envelope``), which the middleware also reads from ``TOOL_CALL_RESULT``; a request it cannot
 serve (an update of a surface never rendered, a designer that drew nothing) is ``{"error": "..."}``.
 
+With ``max_attempts`` (upstream's error recovery), each render is checked with the toolkit's
+``validate_a2ui_components`` (what the middleware checks before it paints); an invalid one is sent back to the
+designer as a new message listing the errors (``format_validation_errors``), up to ``max_attempts`` renders in
+all, after which the result is the toolkit's ``{"error", "code": "a2ui_recovery_exhausted", "attempts"}``.
+
     from strands_agui.tooling.a2ui import a2ui_tool
     agent = Agent(model=planner_model, tools=[a2ui_tool(designer_model)])
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +35,8 @@ from ag_ui_a2ui_toolkit import (
     split_a2ui_schema_context,
     wrap_error_envelope,
 )
+from ag_ui_a2ui_toolkit.recovery import format_validation_errors
+from ag_ui_a2ui_toolkit.validate import validate_a2ui_components
 from strands import Agent, tool
 from strands.models import Model
 from strands.types.tools import AgentTool, ToolContext
@@ -48,8 +56,11 @@ def render_a2ui(surfaceId: str, components: list[dict[str, Any]], data: dict[str
 
 def a2ui_tool(model: Model, *, guidelines: A2UIGuidelines | None = None, default_surface_id: str | None = None,
               default_catalog_id: str | None = None, tool_name: str | None = None,
-              tool_description: str | None = None) -> AgentTool:
-    """The ``generate_a2ui`` tool (named and described as the toolkit advertises it), designing with ``model``."""
+              tool_description: str | None = None, max_attempts: int | None = None) -> AgentTool:
+    """The ``generate_a2ui`` tool (named and described as the toolkit advertises it), designing with ``model``;
+    ``max_attempts``: validate each render and ask again, up to that many renders (None: no validation)."""
+    if max_attempts is not None and (not isinstance(max_attempts, int) or max_attempts < 1):
+        raise ValueError(f"max_attempts must be a positive int or None, not {max_attempts!r}")
     params = resolve_a2ui_tool_params(A2UIToolParams(
         model=model, guidelines=guidelines, default_surface_id=default_surface_id,
         default_catalog_id=default_catalog_id, tool_name=tool_name, tool_description=tool_description))
@@ -73,17 +84,46 @@ def a2ui_tool(model: Model, *, guidelines: A2UIGuidelines | None = None, default
             return
         designer = Agent(model=params["model"], tools=[render_a2ui], system_prompt=prep["prompt"],
                          callback_handler=None)
-        args: dict[str, Any] = {}
-        async for event in designer.stream_async(request_for(tool_context.agent.messages, changes)):
-            args = render_args(event) or args
-            if "result" not in event:
-                yield event
+        request = request_for(tool_context.agent.messages, changes)
+        attempts: list[dict[str, Any]] = []
+        for attempt in range(1, (max_attempts or 1) + 1):
+            args: dict[str, Any] = {}
+            async for event in designer.stream_async(request):
+                args = render_args(event) or args
+                if "result" not in event:
+                    yield event
+            if max_attempts is None:
+                break
+            errors = render_errors(args)
+            attempts.append({"attempt": attempt, "ok": not errors, "errors": errors})
+            if not errors:
+                break
+            request = f"{RETRY_HEADER}\n{format_validation_errors(errors)}\n"
+        else:
+            yield json.dumps({"error": f"Failed to generate valid A2UI after {max_attempts} attempt(s)",
+                              "code": "a2ui_recovery_exhausted", "attempts": attempts})
+            return
         if not args:
             yield wrap_error_envelope(f"the designer did not call {RENDER_TOOL_NAME}")
             return
         yield _envelope(args, prep, target_surface_id, params)
 
     return generate_a2ui  # type: ignore[return-value]
+
+
+RETRY_HEADER = "Previous attempt was invalid — fix these and call render_a2ui again:"
+"""How a retry's message to the designer starts (the toolkit's wording); the errors follow, one a line."""
+
+
+def render_errors(args: Mapping[str, Any]) -> list[dict[str, str]]:
+    """What the toolkit's validator finds wrong with a render's arguments (none called: ``empty_components``)."""
+    if not args:
+        return [{"code": "empty_components", "path": "components",
+                 "message": f"Sub-agent did not call {RENDER_TOOL_NAME}"}]
+    components, data = args.get("components"), args.get("data")
+    result = validate_a2ui_components(components=components if isinstance(components, list) else [],
+                                      data=data if isinstance(data, dict) else {}, catalog=None)
+    return list(result["errors"])
 
 
 def _envelope(args: dict[str, Any], prep: Mapping[str, Any], target_surface_id: str, params: Mapping[str, Any]

@@ -21,6 +21,7 @@ import {
   ToolCard,
   useBackground,
 } from "./shared.jsx";
+import { DOJO_PAGES, DojoChat, DojoHooks } from "./dojo.jsx";
 
 function ChangeBackground({ agent, setBackground }) {
   useFrontendTool({
@@ -76,7 +77,7 @@ function Hooks({ agent, setBackground }) {
     case "agentic_generative_ui":
       return <SharedState agent={agent}>{(state) => <PlanView steps={state.steps} />}</SharedState>;
     case "human_in_the_loop": return <Approval agent={agent} />;
-    default: return null;
+    default: return DOJO_PAGES.has(agent) ? <DojoHooks agent={agent} setBackground={setBackground} /> : null;
   }
 }
 
@@ -86,7 +87,9 @@ export function V2App({ agent }) {
     <CopilotKitProvider runtimeUrl="/api/v2" enableInspector={false}>
       <Shell background={background}>
         <Hooks agent={agent} setBackground={setBackground} />
-        <CopilotChat agentId={agent} />
+        {DOJO_PAGES.has(agent) ? <DojoChat agent={agent} /> : (
+          <CopilotChat agentId={agent} />
+        )}
       </Shell>
     </CopilotKitProvider>
   );

@@ -33,6 +33,10 @@ const FRONTEND_TOOLS = {
     thread.background = background;
     return `background changed to ${background}`;
   },
+  // tool_based_generative_ui: the haiku card is the tool card; the page only acknowledges it
+  generate_haiku: () => "Haiku generated!",
+  // predictive_state_updates: the document is already in the state (PredictState, then its snapshot): accept it
+  write_document: () => JSON.stringify({ accepted: true }),
 };
 
 // ---- threads: one per example ----------------------------------------------------------------------------
