@@ -178,7 +178,7 @@ class ConsoleApp {
     } catch (err) {
       stopped = err.name === "AbortError";
       if (!stopped) failure = err;
-      addNotice(t, stopped ? "halt" : "error", stopped ? "Run stopped: the server cancels it." : `${err.message || err}`);
+      addNotice(t, stopped ? "halt" : "error", stopped ? "Run stopped." : `${err.message || err}`);
     } finally {
       this.controller = null;
       t.busy = false;

@@ -216,7 +216,7 @@ export function threadStatus(thread) {
   if (thread.busy) return { state: "running", text: run && run.label !== "message" ? `running (${run.label})…` : "running…" };
   if (thread.pendingInterrupts.length) return { state: "waiting", text: "waiting for you" };
   if (!run) return { state: "idle", text: "idle" };
-  const words = { finished: "done", stopped: "stopped by you", error: "error", unreachable: "server unreachable",
+  const words = { finished: "idle", stopped: "stopped by you", error: "error", unreachable: "server unreachable",
     cancelled: "cancelled", interrupt: "waiting for you" };
   const state = { finished: "idle", stopped: "stopped", cancelled: "stopped", interrupt: "waiting" }[run.status] || "error";
   return { state, text: words[run.status] || run.status };
