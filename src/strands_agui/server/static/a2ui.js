@@ -26,13 +26,15 @@ export function parsePartialJson(text) {
     }
     if (scalar && /[\s,\]}:]/.test(c)) { scalar = false; completed(i); }
     if (c === '"') inString = true;
-    else if (c === "{" || c === "[") stack.push({ close: c === "{" ? "}" : "]", cut: i + 1, key: c === "{" });
+    else if (c === "{" || c === "[") stack.push({ close: c === "{" ? "}" : "]", start: i, cut: i + 1, key: c === "{" });
     else if (c === "}" || c === "]") { stack.pop(); completed(i + 1); }
     else if (c === ":") { if (stack.length) stack[stack.length - 1].key = false; }
     else if (c === ",") { const top = stack[stack.length - 1]; if (top?.close === "}") top.key = true; }
     else if (!/\s/.test(c)) scalar = true;
   }
   if (!stack.length) return null;
+  // an element that has no complete member yet ("{" of the next item) is left out, not drawn empty
+  while (stack.length > 1 && stack[stack.length - 1].close === "}" && stack[stack.length - 1].cut === stack[stack.length - 1].start + 1) stack.pop();
   let out = text.slice(0, stack[stack.length - 1].cut);
   for (let k = stack.length - 1; k >= 0; k--) out += stack[k].close;
   try { return JSON.parse(out); } catch { return null; }

@@ -48,6 +48,7 @@ function recipeView(recipe, edit) {
   card.append(ingredients, add, el("h4", {}, "Instructions"));
   const steps = el("textarea", { class: "instructions", rows: "4", "aria-label": "Instructions, one step a line", "data-testid": "recipe-instructions" });
   steps.value = (Array.isArray(r.instructions) ? r.instructions : []).map(String).join("\n");
+  steps.rows = Math.max(3, steps.value.split("\n").length + 1);  // grows with the steps: no scroller of its own
   steps.addEventListener("change", () => edit({ ...r, instructions: steps.value.split("\n").map((x) => x.trim()).filter(Boolean) }));
   card.append(steps, el("p", { class: "muted hint" }, "Edit anything: the agent gets the recipe with your next message."));
   return card;
