@@ -218,7 +218,7 @@ def test_no_examples_says_what_to_do_and_disables_send(page: Any) -> None:
 
 # ---- 4. three layouts ------------------------------------------------------------------------------------
 
-LAYOUT = """() => {
+LAYOUT = """(selectors) => {
     const doc = document.documentElement;
     const scrolls = (n) => {  // a box that scrolls now (its content is taller or wider than it)
         const s = getComputedStyle(n);
@@ -231,7 +231,7 @@ LAYOUT = """() => {
         const s = getComputedStyle(n);
         return /(hidden|clip)/.test(s.overflowX) && n.scrollWidth > n.clientWidth + 2 && n.clientWidth > 2;
     };
-    const panes = %s.map((sel) => {
+    const panes = selectors.map((sel) => {
         const pane = document.querySelector(sel), box = pane.getBoundingClientRect();
         const all = [pane, ...pane.querySelectorAll('*')].filter((n) => n.getClientRects().length);
         return {sel, x: box.x, right: box.right, width: box.width,
@@ -241,7 +241,7 @@ LAYOUT = """() => {
     return {pageWidth: doc.scrollWidth, viewport: doc.clientWidth, panes,
             header: document.querySelector('.topbar').getBoundingClientRect().width,
             prompt: document.getElementById('prompt').getBoundingClientRect().width};
-}""" % json.dumps(PANES)
+}"""
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -252,7 +252,7 @@ def test_each_width_is_a_designed_layout(page: Any, examples: LiveServer, width:
     wait_idle(page)
     send(page, "A recipe for pancakes, high protein")
     wait_idle(page)
-    layout = page.evaluate(LAYOUT)
+    layout = page.evaluate(LAYOUT, list(PANES))
     assert layout["pageWidth"] <= layout["viewport"] == width, layout  # no horizontal page scroll
     assert layout["header"] >= width - 1, layout
     chat = layout["panes"][0]

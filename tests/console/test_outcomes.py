@@ -61,7 +61,8 @@ def test_interrupt_card_sends_the_resume_and_shows_the_outcome(page: Any, script
     expect(card.locator("button").first).to_be_disabled()
     assert assistant_texts(page)[-1] == outcome
     # a rejected call is shown as rejected, never as an error (nor as done)
-    expect(page.locator('[data-testid="tool-call"]')).to_have_attribute("data-status", "done" if approved else "rejected")
+    status = "done" if approved else "rejected"
+    expect(page.locator('[data-testid="tool-call"]')).to_have_attribute("data-status", status)
 
     first, resumed = run_inputs(requests, "/interrupting")
     assert "resume" not in first

@@ -132,6 +132,8 @@ function renderMessage(item, m, ctx) {
   else if (m.role === "activity") setText(text, activityText(m));
   else setText(text, contentText(m.content));
   if (m.role === "tool" && m.error) { item.dataset.error = "true"; setText(text, `${contentText(m.content)}\n${m.error}`); }
+  const calls = new Set((m.toolCalls || []).map((c) => `call:${c.id}`));
+  for (const stale of item.querySelectorAll(":scope > .tool")) if (!calls.has(stale.dataset.key)) stale.remove();  // dropped by a snapshot
   for (const call of m.toolCalls || []) {
     const card = keyed(item, `call:${call.id}`, () => {
       const c = toolCard(call); c.dataset.key = `call:${call.id}`; item.append(c); return c;
