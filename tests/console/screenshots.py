@@ -46,11 +46,12 @@ def shoot_run_and_stop(page: Any, server: LiveServer, out: Path, width: int) -> 
     open_example(page, server, path)
     send(page, prompt)
     page.locator('[data-testid="plan-step"][data-status="completed"]').first.wait_for()
-    page.screenshot(path=str(out / f"console-{width}-running.png"))
+    whole = width < 900  # one column: the whole page, every pane
+    page.screenshot(path=str(out / f"console-{width}-running.png"), full_page=whole)
     page.click("#stop")
     wait_idle(page)
     page.wait_for_timeout(300)
-    page.screenshot(path=str(out / f"console-{width}-stopped.png"))
+    page.screenshot(path=str(out / f"console-{width}-stopped.png"), full_page=whole)
     print(out / f"console-{width}-running.png", out / f"console-{width}-stopped.png")
 
 
