@@ -1,4 +1,4 @@
-"""The console's reducer (``static/agui.js``) holds what the official ``@ag-ui/client`` holds.
+"""The console's reducer (``static/store.js``) holds what the official ``@ag-ui/client`` holds.
 
 Every golden stream is applied by the page's own ``applyEvent`` and by ``@ag-ui/client``'s ``AbstractAgent``
 pipeline (one node process for all of them, with the fast-json-patch the official client ships); the messages
@@ -18,7 +18,7 @@ import pytest
 from tests.oracles import CLIENT_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-AGUI_JS = ROOT / "src" / "strands_agui" / "server" / "static" / "agui.js"
+AGUI_JS = ROOT / "src" / "strands_agui" / "server" / "static" / "store.js"
 GOLDEN = sorted((ROOT / "tests" / "golden").rglob("*.jsonl"))
 DRIVER = """
 import { readFileSync } from "node:fs";

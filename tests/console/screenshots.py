@@ -23,7 +23,10 @@ SHOTS: tuple[tuple[str, str, str, bool], ...] = (
     ("console-tools.png", "/backend_tool_rendering", "what is the weather in Lisbon?", False),
     ("console-chart.png", "/backend_tool_rendering", "Chart of monthly sales: 12, 19, 7, 24, 15", False),
     ("console-approval.png", "/human_in_the_loop", "book me a flight to Paris", False),
+    ("console-a2ui.png", "/a2ui_generative_ui", "A packing checklist: passport, charger and sunscreen", False),
 )
+WIDTHS = ((390, 844), (1024, 768), (1440, 900))
+STOPPED_PROMPT = ("/agentic_generative_ui", "Help me launch a podcast")  # a plan under way, then Stop
 
 
 def shoot(page: Any, server: LiveServer, out: Path, name: str, path: str, prompt: str, expand: bool) -> None:
@@ -37,6 +40,21 @@ def shoot(page: Any, server: LiveServer, out: Path, name: str, path: str, prompt
     print(out / name)
 
 
+def shoot_run_and_stop(page: Any, server: LiveServer, out: Path, width: int) -> None:
+    """The plan example at ``width``: mid-run (a step done, the next under way), then after Stop."""
+    path, prompt = STOPPED_PROMPT
+    open_example(page, server, path)
+    send(page, prompt)
+    page.locator('[data-testid="plan-step"][data-status="completed"]').first.wait_for()
+    whole = width < 900  # one column: the whole page, every pane
+    page.screenshot(path=str(out / f"console-{width}-running.png"), full_page=whole)
+    page.click("#stop")
+    wait_idle(page)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(out / f"console-{width}-stopped.png"), full_page=whole)
+    print(out / f"console-{width}-running.png", out / f"console-{width}-stopped.png")
+
+
 def main(out_dir: str = "docs") -> None:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -45,6 +63,11 @@ def main(out_dir: str = "docs") -> None:
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         for shot in SHOTS:
             shoot(page, server, out, *shot)
+        page.close()
+        for width, height in WIDTHS:
+            sized = browser.new_page(viewport={"width": width, "height": height})
+            shoot_run_and_stop(sized, server, out, width)
+            sized.close()
         browser.close()
 
 

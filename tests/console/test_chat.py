@@ -182,7 +182,7 @@ def test_stop_aborts_the_run(page: Any, scripted: LiveServer) -> None:
     expect(page.locator('[data-role="assistant"]')).to_contain_text("and on and on")
     page.click("#stop")
     expect(page.locator('[data-testid="halt"]')).to_have_text("Run stopped.")
-    expect(page.locator("#status")).to_have_text("stopped")
+    expect(page.locator("#status")).to_have_text("stopped by you")
     expect(page.locator("#send")).to_be_enabled()
 
 

@@ -108,6 +108,7 @@ def test_the_machine_is_readable_at_any_width(page: Any, examples: LiveServer, w
     send(page, "weather in Oslo")
     wait_idle(page)
     expect(page.locator('[data-testid="machine-last"]')).to_have_text("Last move: finish  ready → finished")
+    page.click('[data-testid="machine-full-toggle"]')  # the whole machine, one click away
     diagram = page.locator('[data-testid="machine-diagram"]')
     expect(diagram).to_have_attribute("data-zoom", "scaled")  # by default: natural size, panned to the state
     current = page.locator("#machine-diagram g.state.current")

@@ -32,6 +32,7 @@ def download(page: Any, button: str, tmp_path: Path) -> Path:
 
 def test_machine_highlights_states_and_downloads_replay(page: Any, examples: LiveServer, tmp_path: Path) -> None:
     open_example(page, examples, "/backend_tool_rendering")
+    page.click('[data-testid="machine-full-toggle"]')
     expect(page.locator('[data-testid="machine-diagram"] svg')).to_be_visible()
     page.evaluate("""() => {  // every state the panel shows, in order
         window.states = [];

@@ -60,7 +60,9 @@ def test_interrupt_card_sends_the_resume_and_shows_the_outcome(page: Any, script
     expect(page.locator('[data-testid="interrupt-answer"]')).to_have_text("Approved" if approved else "Rejected")
     expect(card.locator("button").first).to_be_disabled()
     assert assistant_texts(page)[-1] == outcome
-    expect(page.locator('[data-testid="tool-call"]')).to_have_attribute("data-status", "done")
+    # a rejected call is shown as rejected, never as an error (nor as done)
+    status = "done" if approved else "rejected"
+    expect(page.locator('[data-testid="tool-call"]')).to_have_attribute("data-status", status)
 
     first, resumed = run_inputs(requests, "/interrupting")
     assert "resume" not in first

@@ -45,15 +45,24 @@ SYSTEM_PROMPT = (
     "form, a dashboard), say so in one sentence and call generate_a2ui; then say where it is in one sentence."
 )
 _PARTS = re.compile(r",\s*(?:and\s+)?|\s+and\s+")
-_REQUEST = re.compile(r"^(?:please\s+)?(?:show|make|draw|render|build|give)(?:\s+me)?\s+(?:a\s+|an\s+)?", re.I)
+_REQUEST = re.compile(r"^(?:please\s+)?(?:(?:show|make|draw|render|build|give)(?:\s+me)?\s+)?(?:(?:a|an)\s+)?"
+                      r"(?:(?:card|list|page) of\s+)?", re.I)
+# items for a request that lists none, by what it is about
+_USUAL_ITEMS = (
+    (re.compile(r"errand", re.I), ["Pick up groceries", "Post a parcel", "Collect the dry cleaning"]),
+    (re.compile(r"pack", re.I), ["Passport", "Phone charger", "Toothbrush"]),
+    (re.compile(r"shopping|grocer", re.I), ["Bread", "Milk", "Apples"]),
+)
 
 
 def checklist(words: str) -> tuple[str, list[str]]:
-    """A title and the items for ``words``: "checklist for a trip: passport, tickets and charger"."""
+    """A title and the items for ``words``: "checklist for a trip: passport, tickets and charger"; "a card of
+    today's errands" -> "Today's errands" with the usual errands."""
     head, _, tail = words.partition(":")
     parts = [p.strip(" .") for p in _PARTS.split(tail) if p.strip(" .")] if tail else []
-    title = snippet(_REQUEST.sub("", head).strip(" .") or "Checklist", 40)
-    return title[:1].upper() + title[1:], parts or ["First step", "Second step", "Third step"]
+    title = snippet(_REQUEST.sub("", head.strip()).strip(" .") or "Checklist", 40)
+    usual = next((items for topic, items in _USUAL_ITEMS if topic.search(head)), None)
+    return title[:1].upper() + title[1:], parts or usual or ["First thing to do", "Next thing to do", "Last check"]
 
 
 def surface(words: str) -> dict[str, Any]:

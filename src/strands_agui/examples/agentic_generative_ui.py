@@ -11,7 +11,8 @@
 
 Scripted scenario (no ``STRANDS_AGUI_MODEL``): any request -> a sentence, then ``create_plan`` with 3 to 5
 steps derived from the words (the request's own parts when it lists them, "a, b, then c"; otherwise a
-generic plan for the request), each ``{"description": ..., "status": "pending"}``.
+plan by the request's verb, "launch a podcast" -> "Decide who the podcast is for", ...; else a generic one),
+each ``{"description": ..., "status": "pending"}``.
 
 Run: ``python -m strands_agui.examples.agentic_generative_ui`` (port from ``PORT``, default 8000).
 """
@@ -123,19 +124,43 @@ _LEAD = re.compile(r"^(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:help me\s+
                    r"i need to\s+|let's\s+|plan\s+(?:how to\s+)?|make a plan (?:to|for)\s+)?", re.IGNORECASE)
 
 
+# what a plan for a request looks like, by its verb: "{0}" is the thing ("launch a podcast" -> "podcast")
+_PLANS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"^(?:launch|start|open|release|ship)\b", re.IGNORECASE),
+     ("Decide who the {0} is for", "Prepare the {0} for release", "Choose where to publish the {0}",
+      "Announce the {0}")),
+    (re.compile(r"^(?:organi[sz]e|host|run|throw|set up|arrange)\b", re.IGNORECASE),
+     ("Set a date and budget for the {0}", "Book a place for the {0}", "Invite the people",
+      "Prepare the agenda", "Follow up after the {0}")),
+    (re.compile(r"^(?:write|draft|create|design|build|make)\b", re.IGNORECASE),
+     ("Outline the {0}", "Make a first version of the {0}", "Get feedback on it", "Finish and share the {0}")),
+    (re.compile(r"^(?:learn|study|practi[sc]e)\b", re.IGNORECASE),
+     ("Find a good introduction to {0}", "Practise the basics of {0}", "Try a small project", "Review what is hard")),
+    (re.compile(r"^(?:move|travel|go|visit|trip)\b", re.IGNORECASE),
+     ("Pick the dates", "Book the travel", "Find a place to stay", "Plan the days")),
+)
+_OBJECT = re.compile(r"^\S+(?:\s+up)?\s+(?:(?:a|an|the|my|our|some)\s+)?(.*)$", re.IGNORECASE)
+
+
 def plan_steps(request: str) -> list[dict[str, str]]:
-    """3 to 5 pending steps for ``request``: its listed parts when it has 3 or more, else a generic plan."""
+    """3 to 5 pending steps for ``request``: its listed parts when it has 3 or more, else the steps its verb
+    calls for ("Help me launch a podcast" -> "Decide who the podcast is for", ...), else a generic plan."""
     task = _LEAD.sub("", request.strip()).rstrip(" .!?") or "your task"
     listed = task.split(":", 1)[-1]  # "a party: book a venue, send invitations, ..." lists after the colon
     parts = [p.strip(" .!?") for p in _PARTS.split(listed) if p.strip(" .!?")]
     if len(parts) >= 3:
         descriptions = [p[:1].upper() + p[1:] for p in parts[:5]]
     else:
-        short = snippet(task, 50)
-        descriptions = [f"Clarifying the goal: {short}", "Gathering what it needs", "Doing the main work",
-                        "Reviewing the result"]
-        if len(task) > 60:
-            descriptions.append("Wrapping up and sharing it")
+        thing = _OBJECT.match(task)
+        template = next((steps for verb, steps in _PLANS if verb.match(task)), None)
+        if template and thing and thing.group(1):
+            descriptions = [step.format(snippet(thing.group(1), 40)) for step in template]
+        else:
+            short = snippet(task, 50)
+            descriptions = [f"Agree on the goal: {short[:1].lower() + short[1:]}", "Gather what it needs",
+                            "Do the work", "Check the result with you"]
+            if len(task) > 60:
+                descriptions.append("Wrap up and share it")
     return [{"description": d, "status": "pending"} for d in descriptions]
 
 
@@ -146,7 +171,12 @@ def scenario(messages: Messages) -> Turn:
         return [Text("All steps of the plan are done.")]
     request = user_text(messages) or "get started"
     steps = plan_steps(request)
-    return [Text(f"Here is a {len(steps)}-step plan; watch it progress."), call("create_plan", {"steps": steps})]
+    goal = _LEAD.sub("", request.strip()).split(":", 1)[0].rstrip(" .!?")
+    goal = goal[:1].lower() + goal[1:]
+    about = (f" for {goal}" if re.match(r"(?:a|an|the|my|our)\b", goal) else f" to {goal}") if goal else ""
+    about = about if len(goal) <= 60 else ""
+    return [Text(f"Here is a {len(steps)}-step plan{about}: watch each step tick off as I work through it."),
+            call("create_plan", {"steps": steps})]
 
 
 def build_agent(env: Mapping[str, str] | None = None, *, step_delay: float = STEP_DELAY) -> StrandsAgent:

@@ -12,7 +12,8 @@ Scripted scenario (no ``STRANDS_AGUI_MODEL``):
 
 - the conversation ends with a tool result -> a sentence about the booking, or about the refusal
 - "never mind", "cancel", "forget it"... -> a sentence, no booking (also after an approval left unanswered)
-- any other user message -> ``book_flight`` to the city the words name after "to" (default Lisbon)
+- any other user message -> ``book_flight`` to the city the words name after "to" (capitalised words: "Fly me
+  to Tokyo next week" books Tokyo; default Lisbon), the sentence naming when ("for next week") if the words say
 
 Pauses wait in the session store (``strands-agui serve --sessions DIR``; default ``~/.strands/sessions``).
 Run: ``python -m strands_agui.examples.human_in_the_loop`` (port from ``PORT``, default 8000).
@@ -62,12 +63,23 @@ def book_flight(city: str) -> dict:
 
 
 CONFIG = StrandsAgentConfig(tool_behaviors={"book_flight": ToolBehavior(interrupt_on_call=True)})
-_CITY = re.compile(r"\bto\s+([A-Z][A-Za-z' -]*)")
+_CITY = re.compile(r"\bto\s+([A-Z][A-Za-z'-]*(?:\s+[A-Z][A-Za-z'-]*)*)")  # capitalised words: "New York"
+_WHEN = re.compile(r"\b(today|tonight|tomorrow|(?:next|this) (?:week|month|weekend|year|monday|tuesday|wednesday|"
+                   r"thursday|friday|saturday|sunday)|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+                   r"in (?:january|february|march|april|may|june|july|august|september|october|november|december))\b",
+                   re.IGNORECASE)
 
 
 def city_in(words: str) -> str:
+    """The city the words name after "to" ("Fly me to Tokyo next week" -> "Tokyo"), else the default."""
     match = _CITY.search(words)
     return match.group(1).strip(" .'-") if match else DEFAULT_CITY
+
+
+def when_in(words: str) -> str:
+    """When the user wants to fly, as they said it ("next week"), or "" when they did not say."""
+    match = _WHEN.search(words)
+    return match.group(1).lower() if match else ""
 
 
 def summary(outcome: ToolOutcome) -> str:
@@ -84,8 +96,10 @@ def scenario(messages: Messages) -> Turn:
     words = user_text(messages)
     if _CHANGED_MIND.search(words):
         return [Text("No problem, I won't book anything. Tell me where you'd like to fly when you're ready.")]
-    city = city_in(words)
-    return [Text(f"I will book a flight to {city} once you approve."), call("book_flight", {"city": city})]
+    city, when = city_in(words), when_in(words)
+    trip = f"a flight to {city}" + (f" for {when}" if when else "")
+    return [Text(f"I can book {trip}. Please approve the booking below, or reject it."),
+            call("book_flight", {"city": city})]
 
 
 _CHANGED_MIND = re.compile(r"\b(never ?mind|cancel|forget it|don't|do not|stop)\b", re.IGNORECASE)

@@ -15,8 +15,9 @@ hands off to the ``writer`` (``handoff_to_agent``), who writes the answer. On th
     RUN_FINISHED
 
 Scripted scenario (no ``STRANDS_AGUI_MODEL``): the researcher says it will search, calls
-``search_notes({"topic": <the user's words>})``, hands off with the notes, then says it handed over; the writer
-answers in a few sentences naming the topic. Every run works on its own copy of the Swarm.
+``search_notes({"topic": <the topic the words ask about>})`` ("What do you know about solar power?" -> "solar
+power", "Research the history of tea" -> "the history of tea"), hands off with the notes, then says it handed
+over; the writer answers in a few sentences naming the topic. Every run works on its own copy of the Swarm.
 
 Run: ``python -m strands_agui.examples.multi_agent`` (port from ``PORT``, default 8000).
 """
@@ -48,6 +49,10 @@ PROMPTS = (  # what the console suggests trying (GET /examples)
 )
 FRONTEND_TOOLS: list[Tool] = []
 _REQUEST = re.compile(r"User Request: (.*)")
+# how people ask about a topic: the words after it are the topic ("What do you know about solar power?")
+_ASKING = re.compile(r"^(?:please\s+|hi[,!]?\s+|hey[,!]?\s+)*(?:(?:can|could) you\s+)?(?:what do (?:you|we) know about|"
+                     r"what (?:is|are)|who (?:is|are)|tell me (?:about|what you know about)|research|look up|"
+                     r"search (?:the notes )?for|find (?:out )?about|explain|summari[sz]e)\s+", re.IGNORECASE)
 
 
 def notes_tool(pause: float) -> Any:
@@ -68,7 +73,9 @@ def topic_of(messages: Sequence[Mapping[str, Any]]) -> str:
     """The user's request inside the Swarm's node context (or the user's words)."""
     words = user_text(messages)
     found = _REQUEST.search(words)
-    return snippet(found.group(1) if found else words, 60) or "your question"
+    request = (found.group(1) if found else words).strip()
+    topic = _ASKING.sub("", request).strip(" ?.!")
+    return snippet(topic, 60) or "your question"
 
 
 def researcher_turn(messages: Messages) -> Turn:

@@ -157,7 +157,9 @@ PREFERENCE_WORDS = {
     "low carb": "Low Carb", "low-carb": "Low Carb", "budget": "Budget-Friendly", "cheap": "Budget-Friendly",
     "one pot": "One-Pot Meal", "one-pot": "One-Pot Meal",
 }
-_ITEMS = r"([a-z][a-z ,-]*?)(?=\.|!|\?|;| to | from | in | please|$)"  # "eggs, milk and honey"
+# "eggs, milk and honey"; a clause that starts with a verb ("... and make it quick") is not an item
+_CLAUSE = r" and (?:make|set|keep|turn|remove|drop|use|cook|bake|add|change|give|put|serve)\b"
+_ITEMS = r"([a-z][a-z ,-]*?)(?=\.|!|\?|;| to | from | in | please|" + _CLAUSE + "|$)"
 _ADD = re.compile(r"\badd(?:ing)?\s+" + _ITEMS)
 _REMOVE = re.compile(r"\b(?:remove|without|drop|no)\s+" + _ITEMS)
 _TITLE = r"([a-z][a-z '-]*?)(?=,|\.|!|\?| with | for | that | and | in | to | please|$)"
@@ -247,8 +249,13 @@ def edit_recipe(recipe: dict[str, Any], request: str) -> tuple[dict[str, Any], l
                      "Serve warm."):
             if step not in recipe["instructions"]:
                 recipe["instructions"].append(step)
-        changes.append("completed the instructions")
+        changes.append("filled in the missing steps")
     return recipe, changes or ["tidied it up"]
+
+
+def listed(phrases: list[str]) -> str:
+    """``["a", "b", "c"]`` -> ``"a, b and c"``."""
+    return phrases[0] if len(phrases) == 1 else f"{', '.join(phrases[:-1])} and {phrases[-1]}"
 
 
 def scenario(messages: Messages) -> Turn:
@@ -261,7 +268,7 @@ def scenario(messages: Messages) -> Turn:
                      f"{steps} steps. Tell me what to change next.")]
     recipe, request = state_and_request(user_text(messages))
     updated, changes = edit_recipe(recipe, request)
-    return [Text(f"Sure: I {', '.join(changes)}."), call("generate_recipe", {"recipe": updated})]
+    return [Text(f"Sure: I {listed(changes)}."), call("generate_recipe", {"recipe": updated})]
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:

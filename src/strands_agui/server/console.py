@@ -3,12 +3,20 @@
 Everything is in the package's ``static`` directory (no build step, no network resources):
 
 * ``console.html`` (markup), ``console.css``;
-* ES modules: ``agui.js`` (SSE reader and the AG-UI reducer, mirroring ``@ag-ui/client``), ``markdown.js``
-  (safe markdown), ``views.js`` (messages, tool cards, subagents, interrupts), ``chart.js`` (charts a tool
-  result asks for, as SVG built in the page), ``state.js`` (state views),
-  ``machine.js`` (the live machine and the inspector), ``console.js`` (threads, runs, frontend tools),
-  ``threads.js`` (a reload restores the thread through the thread API; regenerate), ``openlog.js`` (Open a log: a
-  ``.jsonl`` run log replayed by ``POST /console/replay``, the run machine without a model, shown as a run);
+* ES modules, in three kinds:
+
+  - the store, ``store.js``: what the page holds (threads, runs) and the pure functions that change it: the
+    AG-UI reducer mirroring ``@ag-ui/client``, the trace and log events, how a run ends, a thread's status;
+  - the transport, ``transport.js``: the SSE reader and the page's requests, failures in words a person can
+    act on;
+  - the views: ``views.js`` (messages, tool cards, subagents, interrupts), ``markdown.js`` (safe markdown),
+    ``chart.js`` (charts a tool result asks for), ``a2ui.js`` (A2UI surfaces, painted as the render call
+    streams), ``state.js`` (state views), ``diagram.js`` (the run machine: a focused view and the whole
+    diagram), ``inspector.js`` (the trace), ``downloads.js`` (the trace and the log);
+
+  and ``console.js``, the app wiring them (all its state on one object), ``threads.js`` (a reload restores
+  the thread through the thread API; regenerate), ``openlog.js`` (Open a log: a ``.jsonl`` run
+  log replayed by ``POST /console/replay``, the run machine without a model, shown as a run);
 * ``vendor/``: markdown-it and fast-json-patch (MIT, licences beside them);
 * ``run_machine.svg``: the run machine drawn from ``core.machine.TRANSITIONS`` (``tooling.diagrams``).
 
@@ -49,12 +57,16 @@ CONSOLE_PAGE = "console.html"
 ASSET_PREFIX = "/console/"
 ASSETS: dict[str, str] = {
     "console.css": "text/css; charset=utf-8",
-    "agui.js": "text/javascript; charset=utf-8",
+    "store.js": "text/javascript; charset=utf-8",
+    "transport.js": "text/javascript; charset=utf-8",
     "markdown.js": "text/javascript; charset=utf-8",
     "views.js": "text/javascript; charset=utf-8",
     "chart.js": "text/javascript; charset=utf-8",
     "state.js": "text/javascript; charset=utf-8",
-    "machine.js": "text/javascript; charset=utf-8",
+    "diagram.js": "text/javascript; charset=utf-8",
+    "inspector.js": "text/javascript; charset=utf-8",
+    "downloads.js": "text/javascript; charset=utf-8",
+    "a2ui.js": "text/javascript; charset=utf-8",
     "console.js": "text/javascript; charset=utf-8",
     "openlog.js": "text/javascript; charset=utf-8",
     "threads.js": "text/javascript; charset=utf-8",

@@ -221,7 +221,7 @@ def load_replay_log(path: str, *, partial: bool) -> RecordedRun:
 
 
 def _is_console_trace(path: str) -> bool:
-    """The JSON document the console's Trace button writes (``machine.js`` ``traceDocument``)."""
+    """The JSON document the console's Trace button writes (``downloads.js`` ``traceDocument``)."""
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):

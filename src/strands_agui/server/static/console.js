@@ -1,12 +1,21 @@
-// The console app: examples, one AG-UI thread per example, runs (with follow-ups for frontend tools and
-// resumes for interrupts), the frontend tools the page runs, and the wiring of the panels.
+// The console app: the wiring of the page. It keeps the examples, one AG-UI thread per example (store.js),
+// sends runs through the transport (transport.js) and draws the views (views.js, state.js, diagram.js,
+// inspector.js). All of the page's mutable state lives on the one `ConsoleApp` instance; a run and its
+// automatic follow-ups (frontend tools) are one loop.
 "use strict";
 
-import { addNotice, applyEvent, clone, currentRun, findCall, newThread, readEvents, uid } from "./agui.js";
-import { download, loadDiagram, newRun, recordEvent, renderInspector, traceDocument, wireZoom } from "./machine.js";
+import { logOf, download, traceDocument } from "./downloads.js";
+import { MachineView } from "./diagram.js";
+import { renderInspector } from "./inspector.js";
 import { renderState } from "./state.js";
+import { RENDER_TOOL } from "./a2ui.js";
 import { addOpenLog, logInput, replayLog } from "./openlog.js";
+import {
+  addNotice, applyEvent, clone, currentRun, endRun, findCall, newRun, newThread, recordEvent, settleInterrupts,
+  threadStatus, uid,
+} from "./store.js";
 import { forgetThread, regeneration, rememberThread, rememberedThreadId, restoreThread } from "./threads.js";
+import { fetchExamples, streamRun } from "./transport.js";
 import { el, renderConversation, setText } from "./views.js";
 
 const $ = (id) => document.getElementById(id);
@@ -39,98 +48,13 @@ const FRONTEND_TOOLS = {
   write_document: () => JSON.stringify({ accepted: true }),
 };
 
-// ---- threads: one per example ----------------------------------------------------------------------------
-const threads = {};
-let examples = [];
-let current = null;      // the selected example
-let controller = null;   // AbortController of the run in flight
-let selectedRun = null;  // the run the inspector shows (null: the newest)
-
-function thread(path = current.path) {
-  if (threads[path]) return threads[path];
-  const t = threads[path] = newThread(examples.find((e) => e.path === path)?.initialState);
-  t.threadId = rememberedThreadId(path) || t.threadId;  // a reload continues the thread (threads.js)
-  rememberThread(path, t.threadId);
-  // only where the server keeps threads (GET /examples `threads`): elsewhere the route would answer 404
-  if (examples.find((e) => e.path === path)?.threads !== false) restoreThread(path, t).then((restored) => restored && render(path));
-  return t;
-}
-
-function setStatus(text, state = "idle") {
-  setText($("status"), text);
-  $("status").dataset.state = state;
-}
-
-function setBusy(busy) {
-  for (const id of ["send", "example", "new-thread", "regenerate"]) $(id).disabled = busy;
-  for (const b of document.querySelectorAll(".suggestion")) b.disabled = busy;
-  $("stop").disabled = !busy;
-  document.body.dataset.running = String(busy);
-}
-
-// ---- a run ------------------------------------------------------------------------------------------------
-async function streamRun(example, t, input) {
-  const response = await fetch(example.path, {
-    method: "POST", body: JSON.stringify(input), signal: controller.signal,
-    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-  });
-  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}: ${await response.text()}`);
-  let terminal = null;
-  for await (const ev of readEvents(response)) {
-    const run = currentRun(t);
-    recordEvent(run, ev);
-    applyEvent(t, ev);
-    if (ev.type === "RUN_FINISHED" || ev.type === "RUN_ERROR") terminal = ev.type;
-    scheduleRender(example.path);
-  }
-  if (!terminal) addNotice(t, "error", "The stream ended without RUN_FINISHED or RUN_ERROR.");
-  return terminal;
-}
-
-async function run(example, { label = "message", resume = undefined, followUps = 0, parentRunId = undefined } = {}) {
-  const t = thread(example.path);
-  const input = {
-    threadId: t.threadId, runId: uid(), messages: clone(t.messages.filter((m) => m.role !== "activity")),
-    state: clone(t.state), tools: example.frontendTools || [], context: [], forwardedProps: INSPECT,
-    protocolVersion: "1.0", // the console reads the AG-UI 1.0 stream (docs/protocol-versions.md)
-  };
-  if (resume) input.resume = resume;
-  if (parentRunId) input.parentRunId = parentRunId;
-  t.runs.push(newRun(input, label));
-  selectedRun = null;
-  controller = new AbortController();
-  setBusy(true);
-  setStatus(followUps ? `running follow-up ${followUps}…` : "running…", "running");
-  let terminal = null, stopped = false;
-  try {
-    terminal = await streamRun(example, t, input);
-  } catch (err) {
-    stopped = err.name === "AbortError";
-    addNotice(t, stopped ? "halt" : "error", stopped ? "Run stopped." : `${err.message || err}`);
-    currentRun(t).status = stopped ? "stopped" : "error";
-  } finally {
-    controller = null;
-    setBusy(false);
-  }
-  if (currentRun(t).status === "running") currentRun(t).status = terminal ? "finished" : "error";
-  const failed = terminal !== "RUN_FINISHED";
-  setStatus(failed ? (stopped ? "stopped" : "error") : currentRun(t).status === "interrupt" ? "waiting for you" : "idle",
-    failed && !stopped ? "error" : "idle");
-  render(example.path);
-  if (!failed && runFrontendTools(example, t)) {
-    if (followUps >= MAX_FOLLOW_UPS) addNotice(t, "error", `Stopped after ${MAX_FOLLOW_UPS} automatic follow-up runs.`);
-    else return run(example, { label: "tool result", followUps: followUps + 1 });
-    render(example.path);
-  }
-}
-
-// Answer this run's unanswered frontend tool calls in the page; true when a tool message was added.
+// Answer the run's unanswered frontend tool calls in the page; true when a tool message was added.
 function runFrontendTools(example, t) {
   const declared = new Set((example.frontendTools || []).map((tool) => tool.name));
   const answered = new Set(t.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));
   const r = currentRun(t);
   const pending = r.outcome?.pendingToolCallIds || r.calls;
-  const ran = [];  // frontend tools this page ran for the run
+  let ran = 0;
   for (const id of pending) {
     const call = findCall(t.messages, id);
     if (!call || answered.has(id) || !declared.has(call.function.name)) continue;
@@ -139,182 +63,342 @@ function runFrontendTools(example, t) {
     const message = { id: uid(), role: "tool", toolCallId: id, content: "" };
     try { message.content = String(tool(JSON.parse(call.function.arguments || "{}"), t)); }
     catch (err) { message.content = `error: ${err.message}`; message.error = err.message; }
-    ran.push(call.function.name);
+    ran += 1;
     addNotice(t, "halt", `The run paused for the frontend tool ${call.function.name}: the page ran it and sends the result.`);
     t.messages.push(message);
   }
-  return ran.length > 0;
-}
-
-// An interrupt answered on its card; the resume is sent once every pending interrupt has an answer.
-function answerInterrupt(notice, interrupt, answer) {
-  if (controller) return;
-  notice.answered = { ...(notice.answered || {}), [interrupt.id]: answer };
-  render(current.path);
-  const answers = notice.interrupts.map((i) => notice.answered[i.id]);
-  if (answers.some((a) => !a)) return;
-  const resume = notice.interrupts.map((i, k) => ({ interruptId: i.id, ...answers[k] }));
-  const label = resume.every((r) => r.payload?.approved === false || r.status === "cancelled") ? "resume: rejected" : "resume";
-  run(current, { label, resume });
-}
-
-// ---- rendering --------------------------------------------------------------------------------------------
-let renderQueued = false;
-function scheduleRender(path) {
-  if (renderQueued) return;
-  renderQueued = true;
-  requestAnimationFrame(() => { renderQueued = false; render(path); });
+  return ran > 0;
 }
 
 // The calls a run in flight may still answer: its own, and on a resume the parked ones it continues.
 function liveCalls(t) {
   const r = currentRun(t);
-  if (!controller || !r || r.status !== "running") return new Set();
+  if (!t.busy || !r || r.status !== "running") return new Set();
   if (!r.input.resume) return new Set(r.calls);
   return new Set(t.messages.flatMap((m) => (m.toolCalls || []).map((c) => c.id)));
 }
 
-function render(path) {
-  if (!current || path !== current.path) return;
-  const t = thread();
-  const frontend = new Set((current.frontendTools || []).map((tool) => tool.name));
-  const results = new Map(t.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m]));
-  const approvals = new Set(t.pendingInterrupts.map((i) => i.toolCallId).filter(Boolean));
-  const live = liveCalls(t);
-  const list = $("messages");
-  const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
-  renderConversation(list, t, { messages: t.messages, results, frontend, approvals, live, busy: !!controller, onAnswer: answerInterrupt });
-  if (stick) list.scrollTop = list.scrollHeight;
-  $("chat").style.background = t.background;  // per thread: never carried to another example
-  $("chat").dataset.background = t.background;
-  renderState($("state"), t.state, (state) => { if (!controller) { t.state = state; render(path); } });
-  setText($("thread-id"), `thread ${t.threadId.slice(0, 8)}`);
-  renderInspector(t, selectedRun);
-}
-
-// The example's suggested prompts (GET /examples `prompts`): a click sends one.
-function renderSuggestions() {
-  const buttons = (current.prompts || []).map((text) => {
-    const b = el("button", { type: "button", class: "suggestion", "data-testid": "suggestion" }, text);
-    b.addEventListener("click", () => sendMessage(text));
-    return b;
-  });
-  $("suggestions").replaceChildren(...buttons);
-}
-
-function select(path) {
-  current = examples.find((e) => e.path === path) || examples[0];
-  if (!current) return;
-  $("example").value = current.path;
-  setText($("description"), current.description || "");
-  $("messages").replaceChildren();
-  selectedRun = null;
-  history.replaceState(null, "", `#${current.path.replace(/^\//, "")}`);
-  renderSuggestions();
-  render(current.path);
-}
-
-// ---- wiring -----------------------------------------------------------------------------------------------
-$("example").addEventListener("change", (e) => select(e.target.value));
-window.addEventListener("hashchange", () => {
-  const path = "/" + decodeURIComponent(location.hash.slice(1));
-  if (!controller && current && path !== current.path) select(path);
-});
-$("new-thread").addEventListener("click", () => {
-  delete threads[current.path];
-  forgetThread(current.path);
-  select(current.path);
-});
-$("regenerate").addEventListener("click", () => {
-  const t = thread(), kept = regeneration(t);
-  if (!kept || controller) return;
-  const parentRunId = t.runs.at(-1)?.input.runId || t.threadId;  // the run whose answer is redone
-  t.messages = kept;
-  run(current, { label: "regenerate", parentRunId });
-});
-$("stop").addEventListener("click", () => controller && controller.abort());
-$("inspector-run").addEventListener("change", (e) => { selectedRun = e.target.value; render(current.path); });
-$("show-quiet").addEventListener("change", (e) => { $("inspector").dataset.quiet = e.target.checked ? "shown" : "hidden"; });
-$("download-trace").addEventListener("click", () => {
-  const t = thread(), r = t.runs.find((x) => x.runId === $("inspector-run").value);
-  if (r) download(`trace-${r.runId}.json`, JSON.stringify(traceDocument(t, r), null, 2), "application/json");
-});
-$("download-log").addEventListener("click", () => {
-  const r = thread().runs.find((x) => x.runId === $("inspector-run").value);
-  if (r?.log) download(`run-${r.runId}.jsonl`, r.log, "application/x-ndjson");
-});
-$("composer").addEventListener("submit", (e) => {
-  e.preventDefault();
-  if (sendMessage($("prompt").value.trim())) $("prompt").value = "";
-});
-
-// A new user message; a pending interrupt it leaves unanswered is superseded (the server abandons the pause).
-function sendMessage(text) {
-  if (!text || !current || controller) return false;
-  if (current.log) {
-    addNotice(thread(), "error", "This is a replayed log: pick an agent to talk to.");
-    render(current.path);
-    return false;
-  }
-  const t = thread();
-  t.messages.push({ id: uid(), role: "user", content: text });
-  for (const n of t.notices) if (n.kind === "interrupt" && !n.answered) n.superseded = true;
-  t.pendingInterrupts = [];
-  render(current.path);
-  run(current);
-  return true;
-}
-
-// ---- Open a log: a recorded run replayed through the same views, as a thread of its own (openlog.js) -------
-async function openLog(name, text) {
-  if (controller) return;
-  const path = `log:${name}`;
-  if (!examples.some((e) => e.path === path)) {
-    examples.push({ path, name: `log: ${name}`, log: true, threads: false, frontendTools: [], prompts: [],
-      description: `The run recorded in ${name}, replayed through the run machine (no model, no tool runs).` });
-    $("example").append(el("option", { value: path }, `log: ${name}`));
-  }
-  const input = logInput(text) || {};
-  const t = threads[path] = newThread(input.state);
-  t.threadId = input.threadId || t.threadId;
-  t.messages = clone(input.messages || []);
-  t.runs.push(newRun({ ...input, runId: input.runId || uid() }, "log"));
-  select(path);
-  controller = new AbortController();
-  setBusy(true);
-  setStatus("replaying the log…", "running");
-  try {
-    for await (const ev of replayLog(text, controller.signal)) {
-      recordEvent(currentRun(t), ev);
-      applyEvent(t, ev);
-      scheduleRender(path);
+// The calls a person rejected (or cancelled) on an approval card: not errors.
+function rejectedCalls(t) {
+  const out = new Set();
+  for (const n of t.notices) {
+    if (n.kind !== "interrupt") continue;
+    for (const i of n.interrupts) {
+      const a = n.answered?.[i.id];
+      if (i.toolCallId && a && (a.payload?.approved === false || a.status === "cancelled")) out.add(i.toolCallId);
     }
-  } catch (err) {
-    addNotice(t, "error", `${err.message || err}`);
-    currentRun(t).status = "error";
-  } finally {
-    controller = null;
-    setBusy(false);
   }
-  if (currentRun(t).status === "running") currentRun(t).status = "finished";
-  setStatus(currentRun(t).status === "error" ? "error" : "replayed", currentRun(t).status === "error" ? "error" : "idle");
-  render(path);
+  return out;
 }
 
-addOpenLog($("new-thread"), openLog);
-wireZoom();
-
-(async function init() {
-  loadDiagram().then(() => current && render(current.path));
-  try {
-    const response = await fetch("/examples", { headers: { Accept: "application/json" } });
-    if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
-    examples = await response.json();
-  } catch (err) {
-    $("messages").append(el("li", { class: "notice notice-error", role: "alert", "data-testid": "error" }, `Could not load /examples: ${err.message}`));
-    return;
+// The render calls streaming under each call (a2ui: generate_a2ui's designer is its subagent).
+function a2uiStreams(t) {
+  const parentOf = new Map([...t.subagents.values()].filter((b) => b.parentToolCallId).map((b) => [b.id, b.parentToolCallId]));
+  const streams = new Map(), parents = new Set();
+  for (const m of t.messages) {
+    for (const c of m.toolCalls || []) {
+      const parent = m.subagentRunId && parentOf.get(m.subagentRunId);
+      if (c.function.name !== RENDER_TOOL || !parent) continue;
+      streams.set(parent, c.function.arguments);
+      parents.add(c.id);
+    }
   }
-  for (const ex of examples) $("example").append(el("option", { value: ex.path }, ex.name || ex.path));
-  select("/" + decodeURIComponent(location.hash.slice(1)));
-  document.body.dataset.ready = "true";
-})();
+  return { streams, parents };
+}
+
+class ConsoleApp {
+  constructor() {
+    this.threads = {};
+    this.examples = [];
+    this.current = null;      // the selected example
+    this.controller = null;   // AbortController of the run in flight
+    this.selectedRun = null;  // the run the inspector shows (null: the newest)
+    this.renderQueued = false;
+    this.unavailable = "";    // why nothing can be sent (no examples), or ""
+    this.machine = new MachineView({
+      panel: $("machine-panel"), pill: $("machine-state"), last: $("machine-last"), focus: $("machine-focus"),
+      full: $("machine-full"), diagram: $("machine-diagram"), zoomIn: $("zoom-in"), zoomOut: $("zoom-out"), zoomFit: $("zoom-fit"),
+    });
+    this.inspector = { select: $("inspector-run"), list: $("inspector"), empty: $("inspector-empty") };
+  }
+
+  thread(path = this.current.path) {
+    if (this.threads[path]) return this.threads[path];
+    const t = this.threads[path] = newThread(this.examples.find((e) => e.path === path)?.initialState);
+    t.threadId = rememberedThreadId(path) || t.threadId;  // a reload continues the thread (threads.js)
+    rememberThread(path, t.threadId);
+    // only where the server keeps threads (GET /examples `threads`): elsewhere the route would answer 404
+    if (this.examples.find((e) => e.path === path)?.threads !== false) {
+      restoreThread(path, t).then((restored) => restored && this.render(path));
+    }
+    return t;
+  }
+
+  setBusy(busy) {
+    const off = busy || !!this.unavailable;
+    for (const id of ["send", "example", "new-thread", "regenerate", "prompt"]) $(id).disabled = off;
+    if (!this.unavailable) $("example").disabled = busy;
+    for (const b of document.querySelectorAll(".suggestion")) b.disabled = off;
+    $("stop").disabled = !busy;
+    document.body.dataset.running = String(busy);
+  }
+
+  // ---- a run and its follow-ups ---------------------------------------------------------------------------
+  async run(example, { label = "message", resume = undefined, parentRunId = undefined } = {}) {
+    const t = this.thread(example.path);
+    let next = { label, resume, parentRunId };
+    for (let followUps = 0; next; followUps += 1) {
+      const ok = await this.runOnce(example, t, next);
+      next = null;
+      if (ok && runFrontendTools(example, t)) {
+        if (followUps >= MAX_FOLLOW_UPS) addNotice(t, "error", `Stopped after ${MAX_FOLLOW_UPS} automatic follow-up runs.`);
+        else next = { label: "tool result" };
+      }
+      this.render(example.path);
+    }
+  }
+
+  // One request; true when it ended with RUN_FINISHED.
+  async runOnce(example, t, { label, resume, parentRunId }) {
+    const input = {
+      threadId: t.threadId, runId: uid(), messages: clone(t.messages.filter((m) => m.role !== "activity")),
+      state: clone(t.state), tools: example.frontendTools || [], context: [], forwardedProps: INSPECT,
+      protocolVersion: "1.0", // the console reads the AG-UI 1.0 stream (docs/protocol-versions.md)
+    };
+    if (resume) input.resume = resume;
+    if (parentRunId) input.parentRunId = parentRunId;
+    const run = newRun(input, label);
+    t.runs.push(run);
+    this.selectedRun = null;
+    this.controller = new AbortController();
+    t.busy = true;
+    this.setBusy(true);
+    this.render(example.path);
+    let terminal = null, stopped = false, failure = null;
+    try {
+      for await (const ev of streamRun(example.path, input, this.controller.signal)) {
+        recordEvent(run, ev);
+        applyEvent(t, ev);
+        if (ev.type === "RUN_FINISHED" || ev.type === "RUN_ERROR") terminal = ev.type;
+        this.scheduleRender(example.path);
+      }
+      if (!terminal) addNotice(t, "error", "The stream ended without RUN_FINISHED or RUN_ERROR.");
+    } catch (err) {
+      stopped = err.name === "AbortError";
+      if (!stopped) failure = err;
+      addNotice(t, stopped ? "halt" : "error", stopped ? "Run stopped." : `${err.message || err}`);
+    } finally {
+      this.controller = null;
+      t.busy = false;
+      this.setBusy(false);
+    }
+    endRun(t, run, { terminal, stopped, failure });
+    this.render(example.path);
+    return terminal === "RUN_FINISHED";
+  }
+
+  // An interrupt answered on its card; the resume is sent once every pending interrupt has an answer.
+  answerInterrupt(notice, interrupt, answer) {
+    if (this.controller) return;
+    notice.answered = { ...(notice.answered || {}), [interrupt.id]: answer };
+    this.render(this.current.path);
+    const answers = notice.interrupts.map((i) => notice.answered[i.id]);
+    if (answers.some((a) => !a)) return;
+    const resume = notice.interrupts.map((i, k) => ({ interruptId: i.id, ...answers[k] }));
+    const label = resume.every((r) => r.payload?.approved === false || r.status === "cancelled") ? "resume: rejected" : "resume";
+    this.run(this.current, { label, resume });
+  }
+
+  // A new user message; a pending interrupt it leaves unanswered is superseded (the server abandons the pause).
+  sendMessage(text) {
+    if (!text || !this.current || this.controller || this.unavailable) return false;
+    if (this.current.log) {
+      addNotice(this.thread(), "error", "This is a replayed log: pick an agent to talk to.");
+      this.render(this.current.path);
+      return false;
+    }
+    const t = this.thread();
+    t.messages.push({ id: uid(), role: "user", content: text });
+    for (const n of t.notices) if (n.kind === "interrupt" && !n.answered && !n.settled) n.superseded = true;
+    settleInterrupts(t, null);
+    t.pendingInterrupts = [];
+    this.render(this.current.path);
+    this.run(this.current);
+    return true;
+  }
+
+  // ---- Open a log: a recorded run replayed through the same views, as a thread of its own (openlog.js) -----
+  async openLog(name, text) {
+    if (this.controller) return;
+    const path = `log:${name}`;
+    if (!this.examples.some((e) => e.path === path)) {
+      this.examples.push({ path, name: `log: ${name}`, log: true, threads: false, frontendTools: [], prompts: [],
+        description: `The run recorded in ${name}, replayed through the run machine (no model, no tool runs).` });
+      $("example").append(el("option", { value: path }, `log: ${name}`));
+    }
+    const input = logInput(text) || {};
+    const t = this.threads[path] = newThread(input.state);
+    t.threadId = input.threadId || t.threadId;
+    t.messages = clone(input.messages || []);
+    const run = newRun({ ...input, runId: input.runId || uid() }, "log");
+    t.runs.push(run);
+    this.select(path);
+    this.controller = new AbortController();
+    t.busy = true;
+    this.setBusy(true);
+    let terminal = null, failure = null;
+    try {
+      for await (const ev of replayLog(text, this.controller.signal)) {
+        recordEvent(run, ev);
+        applyEvent(t, ev);
+        if (ev.type === "RUN_FINISHED" || ev.type === "RUN_ERROR") terminal = ev.type;
+        this.scheduleRender(path);
+      }
+    } catch (err) {
+      failure = err;
+      addNotice(t, "error", `${err.message || err}`);
+    } finally {
+      this.controller = null;
+      t.busy = false;
+      this.setBusy(false);
+    }
+    endRun(t, run, { terminal, stopped: false, failure });
+    this.render(path);
+  }
+
+  // ---- rendering --------------------------------------------------------------------------------------------
+  scheduleRender(path) {
+    if (this.renderQueued) return;
+    this.renderQueued = true;
+    requestAnimationFrame(() => { this.renderQueued = false; this.render(path); });
+  }
+
+  render(path) {
+    if (!this.current || path !== this.current.path) return;
+    const t = this.thread();
+    const frontend = new Set((this.current.frontendTools || []).map((tool) => tool.name));
+    const results = new Map(t.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m]));
+    const approvals = new Set(t.pendingInterrupts.map((i) => i.toolCallId).filter(Boolean));
+    const { streams, parents } = a2uiStreams(t);
+    const list = $("messages");
+    const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
+    renderConversation(list, t, { messages: t.messages, results, frontend, approvals, live: liveCalls(t), busy: t.busy,
+      rejected: rejectedCalls(t), a2ui: streams, a2uiParents: parents,
+      onAnswer: (notice, interrupt, answer) => this.answerInterrupt(notice, interrupt, answer) });
+    if (stick) list.scrollTop = list.scrollHeight;
+    $("chat").style.background = t.background;  // per thread: never carried to another example
+    $("chat").dataset.background = t.background;
+    const last = currentRun(t);
+    const settled = !t.busy && last && !["finished", "interrupt", "running"].includes(last.status) ? last.status : "";
+    renderState($("state"), t.state, (state) => { if (!t.busy) { t.state = state; this.render(path); } }, { settled });
+    setText($("thread-id"), `thread ${t.threadId.slice(0, 8)}`);
+    const status = threadStatus(t);
+    setText($("status"), status.text);
+    $("status").dataset.state = status.state;
+    const run = renderInspector(this.inspector, t, this.selectedRun);
+    const log = logOf(run);
+    $("download-trace").disabled = !run || !run.steps.length;
+    $("download-log").disabled = !log.text;
+    $("download-log").title = log.note;
+    $("download-log").dataset.partial = String(log.partial);
+    this.machine.render(run, t.busy);
+  }
+
+  // The example's suggested prompts (GET /examples `prompts`): a click sends one.
+  renderSuggestions() {
+    const buttons = (this.current.prompts || []).map((text) => {
+      const b = el("button", { type: "button", class: "suggestion", "data-testid": "suggestion" }, text);
+      b.addEventListener("click", () => this.sendMessage(text));
+      return b;
+    });
+    $("suggestions").replaceChildren(...buttons);
+  }
+
+  select(path) {
+    this.current = this.examples.find((e) => e.path === path) || this.examples[0];
+    if (!this.current) return;
+    $("example").value = this.current.path;
+    setText($("description"), this.current.description || "");
+    $("messages").replaceChildren();
+    this.selectedRun = null;
+    history.replaceState(null, "", `#${this.current.path.replace(/^\//, "")}`);
+    this.renderSuggestions();
+    this.setBusy(!!this.controller);
+    this.render(this.current.path);
+  }
+
+  // Nothing to talk to: say why and what to do, and disable what cannot work.
+  showUnavailable(message) {
+    this.unavailable = message;
+    $("messages").replaceChildren(el("li", { class: "notice notice-error", role: "alert", "data-testid": "error" }, message));
+    $("example").disabled = true;
+    $("example").replaceChildren(el("option", {}, "no agents"));
+    setText($("status"), "no agents");
+    $("status").dataset.state = "error";
+    $("prompt").placeholder = "Nothing to send to: see the message above";
+    this.setBusy(false);
+  }
+
+  // ---- wiring -----------------------------------------------------------------------------------------------
+  wire() {
+    $("example").addEventListener("change", (e) => this.select(e.target.value));
+    window.addEventListener("hashchange", () => {
+      const path = "/" + decodeURIComponent(location.hash.slice(1));
+      if (!this.controller && this.current && path !== this.current.path) this.select(path);
+    });
+    $("new-thread").addEventListener("click", () => {
+      delete this.threads[this.current.path];
+      forgetThread(this.current.path);
+      this.select(this.current.path);
+    });
+    $("regenerate").addEventListener("click", () => {
+      const t = this.thread(), kept = regeneration(t);
+      if (!kept || this.controller) return;
+      const parentRunId = t.runs.at(-1)?.input.runId || t.threadId;  // the run whose answer is redone
+      t.messages = kept;
+      this.run(this.current, { label: "regenerate", parentRunId });
+    });
+    $("stop").addEventListener("click", () => this.controller && this.controller.abort());
+    $("inspector-run").addEventListener("change", (e) => { this.selectedRun = e.target.value; this.render(this.current.path); });
+    $("show-quiet").addEventListener("change", (e) => { $("inspector").dataset.quiet = e.target.checked ? "shown" : "hidden"; });
+    $("download-trace").addEventListener("click", () => {
+      const t = this.thread(), r = t.runs.find((x) => x.runId === $("inspector-run").value);
+      if (r) download(`trace-${r.runId}.json`, JSON.stringify(traceDocument(t, r), null, 2), "application/json");
+    });
+    $("download-log").addEventListener("click", () => {
+      const r = this.thread().runs.find((x) => x.runId === $("inspector-run").value), log = logOf(r);
+      if (log.text) download(`run-${r.runId}${log.partial ? ".partial" : ""}.jsonl`, log.text, "application/x-ndjson");
+    });
+    $("composer").addEventListener("submit", (e) => {
+      e.preventDefault();
+      if (this.sendMessage($("prompt").value.trim())) $("prompt").value = "";
+    });
+    addOpenLog($("new-thread"), (name, text) => this.openLog(name, text));
+    this.machine.wire();
+  }
+
+  async start() {
+    this.wire();
+    this.machine.load().then(() => this.current && this.render(this.current.path));
+    try {
+      this.examples = await fetchExamples();
+    } catch (err) {
+      this.showUnavailable(err.status === 404
+        ? "This server lists no agents: GET /examples answered 404. The console talks to the agents a server lists "
+          + "there: serve them with `strands-agui serve` (or see docs/console.md to list your own), then reload."
+        : `${err.message} Then reload this page.`);
+      document.body.dataset.ready = "true";
+      return;
+    }
+    if (!this.examples.length) {
+      this.showUnavailable("This server lists no agents (GET /examples is empty): add an endpoint, then reload.");
+      document.body.dataset.ready = "true";
+      return;
+    }
+    for (const ex of this.examples) $("example").append(el("option", { value: ex.path }, ex.name || ex.path));
+    this.select("/" + decodeURIComponent(location.hash.slice(1)));
+    document.body.dataset.ready = "true";
+  }
+}
+
+new ConsoleApp().start();

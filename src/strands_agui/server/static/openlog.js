@@ -3,7 +3,7 @@
 // and shown as a run through the same views as a live one, with its trace in the inspector.
 "use strict";
 
-import { readEvents } from "./agui.js";
+import { readEvents } from "./transport.js";
 
 export const REPLAY_URL = "/console/replay";
 

@@ -4,7 +4,8 @@
 
 import { el } from "./views.js";
 
-const STEP_ICON = { pending: "○", in_progress: "◔", completed: "✓", failed: "✕", skipped: "–" };
+const STEP_ICON = { pending: "○", in_progress: "◔", completed: "✓", failed: "✕", skipped: "–", stopped: "■" };
+const SETTLED = { stopped: "stopped", cancelled: "cancelled", error: "run failed", unreachable: "server unreachable" };
 
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isPlan = (steps) => Array.isArray(steps) && steps.length > 0 && steps.every((s) => isObject(s) && typeof s.description === "string");
@@ -47,26 +48,32 @@ function recipeView(recipe, edit) {
   card.append(ingredients, add, el("h4", {}, "Instructions"));
   const steps = el("textarea", { class: "instructions", rows: "4", "aria-label": "Instructions, one step a line", "data-testid": "recipe-instructions" });
   steps.value = (Array.isArray(r.instructions) ? r.instructions : []).map(String).join("\n");
+  steps.rows = Math.max(3, steps.value.split("\n").length + 1);  // grows with the steps: no scroller of its own
   steps.addEventListener("change", () => edit({ ...r, instructions: steps.value.split("\n").map((x) => x.trim()).filter(Boolean) }));
   card.append(steps, el("p", { class: "muted hint" }, "Edit anything: the agent gets the recipe with your next message."));
   return card;
 }
 
-function planView(steps) {
+// `settled`: the run that was working through the plan ended without finishing it (stopped, cancelled,
+// failed): its open steps say so instead of "pending" (the state itself is the agent's and is kept).
+function planView(steps, settled) {
   const done = steps.filter((s) => s.status === "completed").length;
   const card = el("article", { class: "plan", "data-testid": "plan" });
   const head = el("div", { class: "plan-head" });
-  head.append(el("h3", {}, "Plan"), el("span", { class: "muted", "data-testid": "plan-progress" }, `${done} / ${steps.length} done`));
+  const open = steps.length - done;
+  const why = settled && open ? ` · ${SETTLED[settled] || settled}` : "";
+  head.append(el("h3", {}, "Plan"), el("span", { class: "muted", "data-testid": "plan-progress" }, `${done} / ${steps.length} done${why}`));
   const bar = el("div", { class: "progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": String(steps.length), "aria-valuenow": String(done) });
   const fill = el("div", { class: "progress-fill" });
   fill.style.width = `${Math.round((100 * done) / steps.length)}%`;
   bar.append(fill);
   const list = el("ol", { class: "steps" });
   for (const s of steps) {
-    const status = String(s.status || "pending");
+    const own = String(s.status || "pending");
+    const status = settled && (own === "pending" || own === "in_progress") ? "stopped" : own;
     const li = el("li", { class: "step", "data-testid": "plan-step", "data-status": status });
     li.append(el("span", { class: "step-icon", "aria-hidden": "true" }, STEP_ICON[status] || "•"),
-      el("span", { class: "step-text" }, s.description), el("span", { class: "badge" }, status.replace("_", " ")));
+      el("span", { class: "step-text" }, s.description), el("span", { class: "badge" }, status === "stopped" ? `not done (${SETTLED[settled] || settled})` : status.replace("_", " ")));
     list.append(li);
   }
   card.append(head, bar, list);
@@ -88,13 +95,15 @@ function treeView(value, depth = 0) {
 }
 
 // Draw `state` into `container`; the raw JSON stays one click away. `onEdit(state)`: the user changed it.
-export function renderState(container, state, onEdit = () => {}) {
+// `settled`: how the thread's last run ended when it did not finish ("stopped", "error"...), else "".
+export function renderState(container, state, onEdit = () => {}, { settled = "" } = {}) {
   const json = JSON.stringify(state ?? {}, null, 2);
-  if (container.dataset.json === json) return;
+  if (container.dataset.json === json && container.dataset.settled === settled) return;
   container.dataset.json = json;
+  container.dataset.settled = settled;
   const views = [];
   if (isObject(state) && isObject(state.recipe)) views.push(recipeView(state.recipe, (recipe) => onEdit({ ...state, recipe })));
-  if (isObject(state) && isPlan(state.steps)) views.push(planView(state.steps));
+  if (isObject(state) && isPlan(state.steps)) views.push(planView(state.steps, settled));
   const rest = isObject(state) ? Object.fromEntries(Object.entries(state).filter(([k]) => !(k === "recipe" && isObject(state.recipe)) && !(k === "steps" && isPlan(state.steps)))) : state;
   if (rest !== null && rest !== undefined && (!isObject(rest) || Object.keys(rest).length)) {
     const other = el("section", { class: "state-tree", "data-testid": "state-tree" });

@@ -5,7 +5,7 @@
 // thread follows.
 "use strict";
 
-import { addNotice } from "./agui.js";
+import { addNotice } from "./store.js";
 
 const key = (path) => `strands-agui:thread:${path}`;
 

@@ -5,7 +5,8 @@
 // update only touches what changed.
 "use strict";
 
-import { findCall } from "./agui.js";
+import { RENDER_TOOL, renderSurface, surfaceFromArgs, surfaceFromResult } from "./a2ui.js";
+import { findCall } from "./store.js";
 import { barChart, chartValues } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -58,7 +59,8 @@ function foldLong(details, text) {
 
 // `live`: the run that can still answer the call is in flight (a call of a run that was stopped, cancelled or
 // abandoned for a new message never gets a result: it is shown as such, never as running).
-function toolStatus(result, { frontend, approval, live }) {
+function toolStatus(result, { frontend, approval, live, rejected }) {
+  if (rejected) return ["rejected", result ? "rejected by you" : "rejected"];
   if (result?.error) return ["error", "error"];
   if (result) return ["done", "done"];
   if (approval) return ["approval", "awaiting approval"];
@@ -66,17 +68,31 @@ function toolStatus(result, { frontend, approval, live }) {
   return live ? ["running", "running…"] : ["unanswered", "no result"];
 }
 
-// A result the page can draw (a chart) is drawn above its JSON, which then starts folded (once).
-function renderVisual(card, result, text) {
-  const box = card.querySelector(".tool-visual");
+// What the page can draw from a call: an A2UI surface (from the result's operations, else from the render
+// call streaming under it), else a chart of its result; null for nothing.
+function visualOf(call, result, text, how) {
+  const surface = result && !result.error ? surfaceFromResult(text) : null;
+  if (surface) return { kind: "a2ui", key: `a2ui:${text}`, make: () => renderSurface(surface) };
+  const streamed = how.a2ui || (call.function.name === RENDER_TOOL && !how.a2uiParent ? call.function.arguments : "");
+  const partial = streamed ? surfaceFromArgs(streamed) : null;
+  if (partial) return { kind: "a2ui", key: `a2ui-args:${streamed}`, make: () => renderSurface(partial) };
   let data = null;
   try { data = result && !result.error ? JSON.parse(text) : null; } catch { data = null; }
-  const key = chartValues(data) ? text : "";
+  if (chartValues(data)) return { kind: "chart", key: `chart:${text}`, make: () => barChart(data) };
+  return null;
+}
+
+// A result the page can draw (a chart, a surface) is drawn above its JSON, which then starts folded (once).
+function renderVisual(card, call, result, text, how) {
+  const box = card.querySelector(".tool-visual");
+  const visual = visualOf(call, result, text, how);
+  const key = visual?.key || "";
   if (box.dataset.key === key) return;
   box.dataset.key = key;
-  box.replaceChildren(...(key ? [barChart(data)] : []));
+  const drawn = visual ? visual.make() : null;
+  box.replaceChildren(...(drawn ? [drawn] : []));
   const json = card.querySelector(".tool-result-box");
-  if (key && !json.dataset.folded) { json.dataset.folded = "true"; json.open = false; }
+  if (drawn && result && !json.dataset.folded) { json.dataset.folded = "true"; json.open = false; }
 }
 
 function renderToolCard(card, call, result, how) {
@@ -89,10 +105,12 @@ function renderToolCard(card, call, result, how) {
   const text = result ? contentText(result.content) : "";
   setText(card.querySelector(".tool-result"), result && !result.error ? pretty(text) : "");
   if (result && !result.error) foldLong(card.querySelector(".tool-result-box"), pretty(text));
-  renderVisual(card, result, text);
-  card.querySelector(".tool-result-box").hidden = !result || !!result.error;
-  setText(card.querySelector(".tool-error"), result?.error ? `${result.error}` : "");
-  card.querySelector(".tool-error").hidden = !result?.error;
+  renderVisual(card, call, result, text, how);
+  const error = result?.error && !how.rejected ? `${result.error}` : "";
+  setText(card.querySelector(".tool-error"), error);
+  card.querySelector(".tool-error").hidden = !error;
+  if (how.rejected && result?.error) setText(card.querySelector(".tool-result"), `${result.error}`);
+  card.querySelector(".tool-result-box").hidden = !result || (!!result.error && !how.rejected);
   card.dataset.status = status;
 }
 
@@ -114,12 +132,15 @@ function renderMessage(item, m, ctx) {
   else if (m.role === "activity") setText(text, activityText(m));
   else setText(text, contentText(m.content));
   if (m.role === "tool" && m.error) { item.dataset.error = "true"; setText(text, `${contentText(m.content)}\n${m.error}`); }
+  const calls = new Set((m.toolCalls || []).map((c) => `call:${c.id}`));
+  for (const stale of item.querySelectorAll(":scope > .tool")) if (!calls.has(stale.dataset.key)) stale.remove();  // dropped by a snapshot
   for (const call of m.toolCalls || []) {
     const card = keyed(item, `call:${call.id}`, () => {
       const c = toolCard(call); c.dataset.key = `call:${call.id}`; item.append(c); return c;
     });
     renderToolCard(card, call, ctx.results.get(call.id), { frontend: ctx.frontend.has(call.function.name),
-      approval: ctx.approvals.has(call.id), live: ctx.live.has(call.id) });
+      approval: ctx.approvals.has(call.id), live: ctx.live.has(call.id), rejected: ctx.rejected.has(call.id),
+      a2ui: ctx.a2ui.get(call.id) || "", a2uiParent: ctx.a2uiParents.has(call.id) });
   }
 }
 
@@ -152,19 +173,33 @@ function schemaAsksApproval(schema) {
   return schema?.properties?.approved?.type === "boolean";
 }
 
+// An interrupt card: open while its run waits; settled (answered, superseded by a new message, or left by a
+// run that was stopped or failed) it says so and takes no answer.
 function renderInterrupt(item, notice, ctx) {
   if (!item.firstChild) {
-    item.append(el("div", { class: "interrupt-title" }, "Waiting for you"));
+    item.append(el("div", { class: "interrupt-title", "data-testid": "interrupt-title" }));
     for (const intr of notice.interrupts) item.append(interruptCard(intr, notice, ctx));
   }
+  let open = 0;
   for (const card of item.querySelectorAll(".interrupt")) {
     const answer = notice.answered?.[card.dataset.interruptId];
-    const closed = !!answer || !!notice.superseded || ctx.busy;
+    const closed = !!answer || !!notice.superseded || !!notice.settled || ctx.busy;
+    if (!answer && !notice.superseded && !notice.settled) open += 1;
     card.querySelectorAll("button, input, textarea").forEach((b) => { b.disabled = closed; });
-    setText(card.querySelector(".interrupt-answer"), answer ? answerLabel(answer) : notice.superseded ? "Superseded by a new message" : "");
+    setText(card.querySelector(".interrupt-answer"), answer ? answerLabel(answer)
+      : notice.superseded ? "Superseded by a new message" : notice.settled ? SETTLED[notice.settled] || "No longer waiting" : "");
     card.dataset.answer = answer ? (answer.payload?.approved === false ? "rejected" : answer.status) : "";
   }
+  const answers = Object.values(notice.answered || {});
+  const title = open ? "Waiting for you" : notice.superseded ? "Not answered: you sent a new message"
+    : notice.settled ? SETTLED[notice.settled] || "No longer waiting"
+    : answers.every((a) => a.payload?.approved === false) ? "Rejected" : answers.every((a) => a.status === "cancelled") ? "Cancelled" : "Answered";
+  setText(item.querySelector(".interrupt-title"), title);
+  item.dataset.open = String(open > 0);
 }
+
+const SETTLED = { stopped: "Not answered: the run was stopped", error: "Not answered: the run failed",
+  unreachable: "Not answered: the server is unreachable", cancelled: "Not answered: the run was cancelled" };
 
 function answerLabel(answer) {
   if (answer.status === "cancelled") return "Cancelled";

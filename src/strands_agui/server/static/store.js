@@ -1,4 +1,4 @@
-// AG-UI on the page: the SSE reader and the reducer. Pure data, no DOM.
+// The store: what the page holds, and the pure functions that change it (no DOM, no network).
 //
 // A thread is what an AG-UI client holds for one conversation: {threadId, messages, state} as
 // @ag-ui/client's defaultApplyEvents builds them (same message shapes, same MESSAGES_SNAPSHOT merge,
@@ -14,7 +14,7 @@ export const clone = (value) => JSON.parse(JSON.stringify(value ?? null));
 export function newThread(initialState) {
   return {
     threadId: uid(), messages: [], state: clone(initialState || {}), notices: [], subagents: new Map(),
-    runs: [], background: "", pendingInterrupts: [],
+    runs: [], background: "", pendingInterrupts: [], busy: false,
   };
 }
 
@@ -26,28 +26,6 @@ export function addNotice(thread, kind, text, extra = {}) {
   const notice = { id: uid(), kind, text, after: last ? last.id : null, ...extra };
   thread.notices.push(notice);
   return notice;
-}
-
-// ---- SSE over fetch: frames split on a blank line, `data:` lines joined, `:` comments ignored ----------
-export async function* readEvents(response) {
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    buffer += decoder.decode(value || new Uint8Array(), { stream: !done }).replace(/\r\n?/g, "\n");
-    let cut;
-    while ((cut = buffer.indexOf("\n\n")) !== -1) {
-      const frame = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const data = frame.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, ""));
-      if (data.length) yield JSON.parse(data.join("\n"));
-    }
-    if (done) {
-      if (buffer.trim() && !buffer.trim().startsWith(":")) throw new Error(`stream ended inside a frame: ${buffer.slice(0, 200)}`);
-      return;
-    }
-  }
 }
 
 // ---- the reducer ----------------------------------------------------------------------------------------
@@ -168,4 +146,78 @@ export function applyEvent(thread, ev, onCustom = () => {}) {
     }
     case "CUSTOM": onCustom(ev); break;
   }
+}
+
+// ---- runs: what the inspector keeps of each request the page sent -------------------------------------
+export const TRACE_EVENT = "strands_agui.trace";
+export const LOG_EVENT = "strands_agui.log";
+
+export function newRun(input, label) {
+  return { runId: input.runId, label, input, status: "running", calls: [], steps: [], events: [], log: null, logNote: "",
+    end: null };
+}
+
+// Record one AG-UI event of `run`; trace and log events feed the inspector, the others are attached to the
+// newest step (the Strands event that produced them).
+export function recordEvent(run, ev) {
+  if (ev.type === "CUSTOM" && ev.name === TRACE_EVENT) {
+    for (const step of ev.value?.steps || []) {
+      // RUN_STARTED precedes the first step (it must open the stream): it belongs to that step
+      run.steps.push({ event: step.event, transitions: step.transitions || [], subagents: step.subagents || [],
+        declined: step.declined || [], agui: run.steps.length ? [] : run.events.slice() });
+    }
+    return;
+  }
+  if (ev.type === "CUSTOM" && ev.name === LOG_EVENT) {
+    run.log = ev.value?.log ?? null;
+    run.logNote = ev.value?.truncated ? `the log was not sent: ${ev.value.bytes} bytes is over the server's limit` : "";
+    return;
+  }
+  run.events.push(ev);
+  if (run.steps.length) run.steps[run.steps.length - 1].agui.push(ev);
+}
+
+export const transitionsOf = (run) => (run ? run.steps.flatMap((s) => s.transitions) : []);
+
+// The run's log as the page can write it when the server sent none (a run the user stopped, a stream cut
+// short): the header and every Strands event the trace carried, without the end marker (read it with
+// `strands-agui replay --partial`). Null when the trace carried no event.
+export function partialLog(run) {
+  const events = run.steps.map((s) => s.event).filter((e) => e !== null && e !== undefined);
+  if (!events.length) return null;
+  const header = { strands_agui_log: 1, metadata: { writtenBy: "the console", partial: true }, input: run.input };
+  return [header, ...events].map((line) => JSON.stringify(line)).join("\n") + "\n";
+}
+
+// How a run ended, in one word the page shows ("stopped": the user pressed Stop; "unreachable": the request
+// never reached the server; "error": RUN_ERROR or a broken stream).
+export function endRun(thread, run, { terminal, stopped = false, failure = null }) {
+  if (!run) return;
+  if (stopped) run.status = "stopped";
+  else if (failure && !terminal) run.status = failure.unreachable ? "unreachable" : "error";
+  else if (run.status === "running") run.status = terminal ? "finished" : "error";
+  run.end = { stopped, failure: failure ? String(failure.message || failure) : "" };
+  if (run.status !== "interrupt") settleInterrupts(thread, run.status === "finished" ? null : run.status);
+}
+
+// Interrupt cards no run can answer any more: their run was stopped, failed, or left for a new message.
+export function settleInterrupts(thread, why) {
+  for (const n of thread.notices) {
+    if (n.kind !== "interrupt") continue;
+    const open = n.interrupts.some((i) => !n.answered?.[i.id]);
+    if (open && why) n.settled = why;
+  }
+  if (why) thread.pendingInterrupts = [];
+}
+
+// The thread's status for the header: {state, text}.
+export function threadStatus(thread) {
+  const run = currentRun(thread);
+  if (thread.busy) return { state: "running", text: run && run.label !== "message" ? `running (${run.label})…` : "running…" };
+  if (thread.pendingInterrupts.length) return { state: "waiting", text: "waiting for you" };
+  if (!run) return { state: "idle", text: "idle" };
+  const words = { finished: "idle", stopped: "stopped by you", error: "error", unreachable: "server unreachable",
+    cancelled: "cancelled", interrupt: "waiting for you" };
+  const state = { finished: "idle", stopped: "stopped", cancelled: "stopped", interrupt: "waiting" }[run.status] || "error";
+  return { state, text: words[run.status] || run.status };
 }

@@ -1,0 +1,106 @@
+"""The scripted answers to every prompt the console suggests (``PROMPTS`` of each example) read like an
+assistant's: they name what the prompt asks about, never the prompt itself pasted into a sentence.
+
+Each prompt is played by the example's own agent (scripted model, no delay) through ``StrandsAgent.run``; the
+stream goes through both oracles.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import pytest
+from ag_ui.core import RunAgentInput
+
+from strands_agui.examples import server
+from tests.oracles import assert_valid_stream
+from tests.support.wire import of_type
+
+NO_DELAY = {"STRANDS_AGUI_SCRIPTED_DELAY": "0"}
+
+
+def examples() -> list[Any]:
+    return list(server.EXAMPLES)
+
+
+async def answer(module: Any, prompt: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The text the run streams, its calls' arguments by tool name, and its last state."""
+    kwargs = {"step_delay": 0} if module.__name__.endswith("agentic_generative_ui") else {}
+    agent = module.build_agent(env=NO_DELAY, **kwargs)
+    input_data = RunAgentInput.model_validate({
+        "threadId": "t", "runId": f"r-{uuid.uuid4().hex[:8]}",
+        "messages": [{"id": "u1", "role": "user", "content": prompt}],
+        "state": json.loads(json.dumps(getattr(module, "INITIAL_STATE", {}))), "context": [], "forwardedProps": {},
+        "tools": [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in module.FRONTEND_TOOLS]})
+    events = [e.model_dump(mode="json", by_alias=True, exclude_none=True) async for e in agent.run(input_data)]
+    report = assert_valid_stream(events, fail_on_run_error=True)
+    names = {e["toolCallId"]: e["toolCallName"] for e in of_type(events, "TOOL_CALL_START")}
+    args: dict[str, str] = {}
+    for e in of_type(events, "TOOL_CALL_ARGS"):
+        args[names[e["toolCallId"]]] = args.get(names[e["toolCallId"]], "") + e["delta"]
+    text = " ".join(m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content"))
+    return text, {k: json.loads(v) for k, v in args.items()}, report["state"]
+
+
+PROMPTS = [(m, p) for m in examples() for p in m.PROMPTS]
+
+
+@pytest.mark.parametrize(("module", "prompt"), PROMPTS, ids=[f"{m.NAME}:{p}" for m, p in PROMPTS])
+async def test_no_suggested_prompt_is_echoed_into_the_answer(module: Any, prompt: str) -> None:
+    text, _, _ = await answer(module, prompt)
+    assert text and prompt.rstrip("?.!") not in text  # pasted as typed ("knows about What do you know...")
+
+
+async def test_the_team_answers_about_the_topic_not_the_question() -> None:
+    from strands_agui.examples import multi_agent
+    text, args, _ = await answer(multi_agent, "What do you know about solar power?")
+    assert args["search_notes"] == {"topic": "solar power"}
+    assert "Let me search our notes on solar power." in text
+    assert "Here is what the team knows about solar power:" in text
+    text, args, _ = await answer(multi_agent, "Research the history of tea")
+    assert args["search_notes"] == {"topic": "the history of tea"}
+
+
+async def test_the_flight_goes_to_the_city_and_the_sentence_says_when() -> None:
+    from strands_agui.examples import human_in_the_loop
+    text, args, _ = await answer(human_in_the_loop, "Fly me to Tokyo next week")
+    assert args["book_flight"] == {"city": "Tokyo"}
+    assert text == "I can book a flight to Tokyo for next week. Please approve the booking below, or reject it."
+    _, args, _ = await answer(human_in_the_loop, "Book me a flight to New York")
+    assert args["book_flight"] == {"city": "New York"}
+
+
+async def test_make_it_quick_is_an_instruction_not_an_ingredient() -> None:
+    from strands_agui.examples import shared_state
+    text, _, state = await answer(shared_state, "Add mushrooms and make it quick")
+    names = [i["name"] for i in state["recipe"]["ingredients"]]
+    assert "Mushrooms" in names and not any("quick" in n.lower() for n in names)
+    assert not any("quick" in step.lower() for step in state["recipe"]["instructions"])
+    assert state["recipe"]["cooking_time"] == "15 min"
+    assert text.startswith("Sure: I set the cooking time to 15 min, added mushrooms")
+
+
+async def test_a_plan_follows_the_request_s_verb() -> None:
+    from strands_agui.examples import agentic_generative_ui
+    text, _, state = await answer(agentic_generative_ui, "Help me launch a podcast")
+    assert [s["description"] for s in state["steps"]] == [
+        "Decide who the podcast is for", "Prepare the podcast for release", "Choose where to publish the podcast",
+        "Announce the podcast"]
+    assert text.startswith("Here is a 4-step plan to launch a podcast:")
+    text, _, state = await answer(agentic_generative_ui, "Organise a team offsite")
+    assert state["steps"][0]["description"] == "Set a date and budget for the team offsite"
+    trip = "Plan a trip to Japan: book flights, find a hotel, then plan the days"
+    text, _, _ = await answer(agentic_generative_ui, trip)
+    assert text.startswith("Here is a 3-step plan for a trip to Japan:")
+
+
+async def test_a_surface_is_titled_by_what_it_shows() -> None:
+    from strands_agui.examples import a2ui_generative_ui
+    text, args, _ = await answer(a2ui_generative_ui, "A card of today's errands")
+    assert text.endswith("Here it is: Today's errands, drawn above.")
+    assert [i["name"] for i in args["render_a2ui"]["data"]["items"]] == [
+        "Pick up groceries", "Post a parcel", "Collect the dry cleaning"]
+    text, args, _ = await answer(a2ui_generative_ui, "A packing checklist: passport, charger and sunscreen")
+    assert text.endswith("Here it is: Packing checklist, drawn above.")
