@@ -47,7 +47,8 @@ def test_the_client_sees_the_abandoned_calls_error_result(served: LiveServer, tm
     assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "success"
     report = assert_valid_sse(sse, input=again)
     results = [m for m in report["messages"] if m["role"] == "tool" and m["toolCallId"] == call["id"]]
-    assert len(results) == 1 and results[0]["content"] == UNANSWERED and results[0]["error"] == UNANSWERED
+    # the content a JSON string, as every tool result of ours (upstream's encoding); the error the plain text
+    assert len(results) == 1 and results[0]["content"] == json.dumps(UNANSWERED) and results[0]["error"] == UNANSWERED
     snapshot = [m.get("id") for m in events[2]["messages"]]  # on the wire: after its call, before the new message
     assert snapshot.index(results[0]["id"]) == snapshot.index("u2") - 1
     assert "won't book" in report["messages"][-1]["content"]

@@ -56,13 +56,13 @@ async def test_live_pause_and_resume_equal_the_replay_of_their_recordings(name: 
     assert not list((tmp_path / "sessions").glob("session_*")), "a finished thread keeps no pause state"
 
 
-FINAL_TOOL_RESULTS = {
-    "tool_interrupt": {"tool-budget": "The budget for Lisbon is 800 EUR."},
-    "approval_rejected": {"tool-book": "The user rejected this call to book_flight; it did not run. "
-                                       "Reason: too pricey"},
-    "approval_with_sibling": {"tool-w": '{"location": "Lisbon", "temperature": 21, "conditions": "sunny"}',
-                              "tool-book": '{"booked": true, "city": "Lisbon", "reference": "FL-LISBON"}'},
-    "approval_cancelled": {"tool-book": "The user cancelled the approval of book_flight; it did not run."},
+FINAL_TOOL_RESULTS = {  # as upstream encodes results: a text as a JSON string, JSON compact
+    "tool_interrupt": {"tool-budget": '"The budget for Lisbon is 800 EUR."'},
+    "approval_rejected": {"tool-book": '"The user rejected this call to book_flight; it did not run. '
+                                       'Reason: too pricey"'},
+    "approval_with_sibling": {"tool-w": '{"location":"Lisbon","temperature":21,"conditions":"sunny"}',
+                              "tool-book": '{"booked":true,"city":"Lisbon","reference":"FL-LISBON"}'},
+    "approval_cancelled": {"tool-book": '"The user cancelled the approval of book_flight; it did not run."'},
 }
 
 

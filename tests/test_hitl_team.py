@@ -8,6 +8,7 @@ Swarms and Graphs on the scripted model with a real ``FileSessions`` store.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,10 +75,10 @@ def test_replay_matches_golden(run_name: str) -> None:
     assert_matches_golden(replayed_hitl(run_name), ROOT / "golden" / "hitl" / f"{run_name}.jsonl")
 
 
-FINAL = {  # the node's tool result, the node's last words, the writer's words
-    "swarm_tool_interrupt": ("The budget for Lisbon is 800 EUR.", "Handed to the writer."),
-    "swarm_approval": ('{"booked": true, "city": "Lisbon", "reference": "FL-LISBON"}', "Handed to the writer."),
-    "graph_tool_interrupt": ("The budget for Lisbon is 800 EUR.", "Done. The budget for Lisbon is 800 EUR."),
+FINAL = {  # the node's tool result (as upstream encodes it), the node's last words, the writer's words
+    "swarm_tool_interrupt": ('"The budget for Lisbon is 800 EUR."', "Handed to the writer."),
+    "swarm_approval": ('{"booked":true,"city":"Lisbon","reference":"FL-LISBON"}', "Handed to the writer."),
+    "graph_tool_interrupt": ('"The budget for Lisbon is 800 EUR."', "Done. The budget for Lisbon is 800 EUR."),
 }
 
 
@@ -172,7 +173,7 @@ async def test_a_rejected_node_call_is_cancelled_and_the_team_goes_on(tmp_path: 
                                                          {"approved": False, "reason": "too pricey"})))
     assert code(done) is None and hitl_scenarios.EXECUTIONS == []
     results = [e["content"] for e in done if e["type"] == "TOOL_CALL_RESULT"]
-    assert results[0] == "The user rejected this call to book_flight; it did not run. Reason: too pricey"
+    assert json.loads(results[0]) == "The user rejected this call to book_flight; it did not run. Reason: too pricey"
 
 
 # -- the resume contract, as for a single agent ------------------------------------------------------------
@@ -247,8 +248,8 @@ async def test_parallel_graph_nodes_each_suspend_and_each_resume_under_its_own_i
     again = {e["name"]: e["subagentRunId"] for e in resumed if e["type"] == "SUBAGENT_STARTED"}
     assert again["Lisbon"] == owners["Lisbon"] and again["Porto"] == owners["Porto"]
     tools = {m["toolCallId"]: (m["content"], m["subagentRunId"]) for m in final["messages"] if m["role"] == "tool"}
-    assert tools == {"tool-Lisbon": ("The budget for Lisbon is 100 EUR.", owners["Lisbon"]),
-                     "tool-Porto": ("The budget for Porto is 200 EUR.", owners["Porto"])}
+    assert tools == {"tool-Lisbon": ('"The budget for Lisbon is 100 EUR."', owners["Lisbon"]),
+                     "tool-Porto": ('"The budget for Porto is 200 EUR."', owners["Porto"])}
     assert final["outcome"] == "success" and final["messages"][-1]["content"] == "Both planned."
 
 

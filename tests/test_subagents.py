@@ -58,7 +58,7 @@ def test_streaming_tool_progress_is_an_activity_tied_to_the_call(clients: dict[s
     assert activity["content"] == {"toolCallId": call["id"], "toolName": "count_down",
                                    "events": [{"remaining": 3}, {"remaining": 2}, {"remaining": 1},
                                               "lift-off after 3"]}
-    assert next(m for m in messages if m["role"] == "tool")["content"] == "lift-off after 3"
+    assert next(m for m in messages if m["role"] == "tool")["content"] == '"lift-off after 3"'  # a JSON string
 
 
 @pytest.mark.slow
@@ -74,9 +74,9 @@ def test_agent_as_tool_is_a_subagent_of_its_call(clients: dict[str, Any]) -> Non
     inner = owners[started["subagentRunId"]]
     assert [m.get("content") for m in inner if m["role"] == "assistant"] == ["Looking it up.", "The answer is 42."]
     assert [c["function"]["name"] for m in inner for c in m.get("toolCalls", [])] == ["lookup"]
-    assert [m["content"] for m in inner if m["role"] == "tool"] == ["answer: 42"]
+    assert [m["content"] for m in inner if m["role"] == "tool"] == ['"answer: 42"']
     outer = owners[None]
-    assert [m["content"] for m in outer if m["role"] == "tool"] == ["The answer is 42.\n"]
+    assert [m["content"] for m in outer if m["role"] == "tool"] == ['"The answer is 42.\\n"']
     assert outer[-1]["content"] == "The researcher says 42."
 
 

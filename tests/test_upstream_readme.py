@@ -108,7 +108,7 @@ def test_invocation_state_snippet_reaches_the_tools(scope: dict[str, Any]) -> No
 
     status, events = post(app, "/", authorization=f"Bearer {TOKEN}")
     assert status == 200, events
-    results = [e["content"] for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    results = [json.loads(e["content"]) for e in events if e["type"] == "TOOL_CALL_RESULT"]
     assert results == ["tenant=acme run=run-7"]
     assert post(app, "/")[0] == 401
 

@@ -74,7 +74,7 @@ def test_a_paused_swarm_resumes_on_any_worker_and_after_a_restart(tmp_path: Path
     def done(events: list[dict[str, Any]]) -> bool:
         results = [e["content"] for e in events if e["type"] == "TOOL_CALL_RESULT"]
         return events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "success" \
-            and '"booked": true' in results[0]
+            and '"booked":true' in results[0]  # compact JSON
 
     sessions = tmp_path / "sessions"
     with serve(sessions, 2, "tests.team_app:app", "--pause-retention", "7200") as url:

@@ -79,7 +79,7 @@ def pause(url: str, thread: str, city: str = "Porto") -> dict[str, Any]:
 def booked(events: list[dict[str, Any]], city: str = "Porto") -> bool:
     results = [e["content"] for e in events if e["type"] == "TOOL_CALL_RESULT"]
     return events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"]["type"] == "success" and len(results) == 1 \
-        and f'"city": "{city}"' in results[0]
+        and f'"city":"{city}"' in results[0]  # compact JSON, as upstream encodes results
 
 
 def wait_until_serving(proc: subprocess.Popen[bytes], url: str) -> None:

@@ -9,7 +9,8 @@ A Strands interrupt is ``(id, name, reason)``. Its AG-UI form:
 * ``message``: ``reason`` when it is a string, else ``reason["message"]``;
 * ``responseSchema``: ``reason["responseSchema"]`` (or ``response_schema``) when the reason is a dict;
 * ``toolCallId``: the tool call the interrupt was raised for, when the client has seen it streamed;
-* ``metadata``: ``{"name": ..., "reason": ...}`` with the raw reason made JSON-safe.
+* ``metadata``: ``{"reason": ...}``, the raw reason made JSON-safe (upstream ``ag_ui_strands``' metadata; the
+  Strands ``name`` is ``reason`` already).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def to_agui(interrupt: Any, tool_call_id: str | None) -> Interrupt:
         message = reason["message"]
     return Interrupt(id=interrupt_id, reason=name or "interrupt", message=message, tool_call_id=tool_call_id,
                      response_schema=response_schema(interrupt),
-                     metadata={"name": name, "reason": stringified(reason)})
+                     metadata={"reason": stringified(reason)})
 
 
 def resume_prompt(entries: Sequence[ResumeEntry], pending: Mapping[str, Any],

@@ -21,6 +21,30 @@ def result_text(content: Any) -> str:
     return "\n".join(_block_text(block) for block in content if isinstance(block, Mapping))
 
 
+def wire_result(content: Any) -> str:
+    """What ``TOOL_CALL_RESULT.content`` and the tool message carry for a Strands ``toolResult.content`` list,
+    encoded as upstream ``ag_ui_strands`` encodes it (``_extract_tool_result_data`` then
+    ``_serialize_tool_result_data``), so a renderer written for upstream can ``JSON.parse`` it: compact JSON
+    (``,`` and ``:`` separators, Unicode kept) of the result's value, the value being its text parsed as JSON
+    (or as JSON once single quotes are double quotes), else the text itself, a JSON string. No content is ``""``.
+    One difference: the text is every block's (:func:`result_text`), where upstream keeps only the last text
+    block (docs/events.md, "Tool results")."""
+    if not isinstance(content, list) or not any(isinstance(block, Mapping) for block in content):
+        return "" if content is None or isinstance(content, list) else wire_text(str(content))
+    return wire_text(result_text(content))
+
+
+def wire_text(text: str) -> str:
+    """``text`` as :func:`wire_result` encodes a result's text: the JSON it holds re-dumped compact, else the
+    text as a JSON string. A value JSON cannot carry (``NaN``, ``1e999``) stays text."""
+    for candidate in (text, text.replace("'", '"')) if "'" in text else (text,):
+        try:
+            return json.dumps(json.loads(candidate), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        except (ValueError, RecursionError):
+            continue
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _block_text(block: Mapping[str, Any]) -> str:
     if isinstance(block.get("text"), str):
         return str(block["text"])

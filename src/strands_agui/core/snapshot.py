@@ -13,6 +13,8 @@ from typing import Any
 
 from ag_ui.core import ToolMessage
 
+from .results import wire_text
+
 
 @dataclass
 class _ToolCall:
@@ -66,15 +68,16 @@ class ClientMessages:
 
     def answer_unanswered(self, new_id: Callable[[], str], text: str) -> bool:
         """Give each input tool call no tool message answers an error tool message saying ``text`` (what the
-        model is told, ``runtime/conversation.py``), right after its assistant message: a new message instead
-        of a resume abandons those calls, and the client is shown so. True when any was added (idempotent)."""
+        model is told, ``runtime/conversation.py``; its content a JSON string, as every tool result of ours),
+        right after its assistant message: a new message instead of a resume abandons those calls, and the client
+        is shown so. True when any was added (idempotent)."""
         answered = {getattr(m, "tool_call_id", None) for m in self._input if getattr(m, "role", None) == "tool"}
         out: list[Any] = []
         for message in self._input:
             out.append(message)
             calls = getattr(message, "tool_calls", None) if getattr(message, "role", None) == "assistant" else None
-            out.extend(ToolMessage(id=new_id(), role="tool", tool_call_id=call.id, content=text, error=text)
-                       for call in calls or () if call.id not in answered)
+            out.extend(ToolMessage(id=new_id(), role="tool", tool_call_id=call.id, content=wire_text(text),
+                                   error=text) for call in calls or () if call.id not in answered)
         added = len(out) > len(self._input)
         self._input = out
         return added

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from ag_ui.core import Interrupt, RunAgentInput
+from ag_ui.core import Interrupt, RunAgentInput, StateSnapshotEvent
 
 from ...config import StrandsAgentConfig
 from ...errors import RunFailure
@@ -113,6 +113,8 @@ class Run(Protocol):
     def handle(self, event: Mapping[str, Any]) -> list[Item]: ...
 
     def nested(self, owner: str | None, name: str, facts: RunFacts) -> Run: ...
+
+    def merge_state(self, fragment: Mapping[str, Any]) -> StateSnapshotEvent: ...
 
 
 class Handler:

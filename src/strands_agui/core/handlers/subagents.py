@@ -7,7 +7,11 @@ Three Strands inputs carry another run's (or a tool's) events inside the run's o
   (with the node's ``subagentRunId``), and the resume continues it under the same ``subagentRunId``;
 * ``tool_stream`` whose first ``data`` is an agent's ``init_event_loop`` (``Agent.as_tool()``): the inner agent
   is a subagent whose ``parentToolCallId`` is the call;
-* any other ``tool_stream`` (an async-generator tool's yields): progress of that call, as an activity message.
+* any other ``tool_stream`` (an async-generator tool's yields): progress of that call, as an activity message;
+  but a yielded ``{"state": {...}}`` of the run's own tools is state, as upstream ``ag_ui_strands`` reads it:
+  merged into the shared state and sent as a ``STATE_SNAPSHOT`` (the whole state), and that call's other yields
+  are not progress (its last yield is its result, shown as TOOL_CALL_RESULT), so the client holds what a page
+  written for upstream expects (the Dojo's agentic generative UI: no activity message).
 
 **A subagent is a run one level down.** Each invocation gets its own :class:`~.translator.Translator` (so its
 own machine from the same table: text, reasoning and tool envelopes of two parallel Graph nodes never
@@ -58,6 +62,7 @@ class SubagentHandler(Handler):
         self.nodes: Lifecycle = LIFECYCLES[run.config.multiagent_events]  # how a Swarm/Graph node shows
         self.open: dict[str, Subagent] = {}
         self.progress: dict[str, str] = {}  # tool use id -> activity message id
+        self.state_streams: set[str] = set()  # tool use ids whose yields are state (``{"state": {...}}``)
         self.handoffs: dict[str, dict[str, Any]] = {}  # node id -> the handoff leading to it
         self.resumed = dict(run.facts.resumed_nodes)  # node id -> its parked tool calls (a resume continues them)
         self.suspended: dict[str, Subagent] = {}  # node id -> its invocation this run suspended
@@ -132,6 +137,10 @@ class SubagentHandler(Handler):
         tool_use_id = str(tool_use.get("toolUseId"))
         if tool_use_id in self.open:
             return self._forward(self.open[tool_use_id], data)
+        if not self.run.subagent and isinstance(data, Mapping) and isinstance(data.get("state"), Mapping):
+            return self._state(tool_use_id, data["state"])
+        if tool_use_id in self.state_streams:
+            return []  # a state-streaming call's other yields: its last one is its result (TOOL_CALL_RESULT)
         if tool_use_id in self.progress:
             return self._progress_delta(tool_use_id, data)
         if isinstance(data, Mapping) and "init_event_loop" in data:  # the first event of the inner agent
@@ -145,6 +154,7 @@ class SubagentHandler(Handler):
         for result, text in zip(results, texts, strict=True):
             tool_use_id = str(result.get("toolUseId"))
             self.progress.pop(tool_use_id, None)
+            self.state_streams.discard(tool_use_id)
             if tool_use_id not in self.open:
                 continue
             failed = result.get("status") == "error"
@@ -159,6 +169,14 @@ class SubagentHandler(Handler):
                               subagent_run_id=sub.run_id, name=name, parent_subagent_run_id=self.run.owner,
                               parent_tool_call_id=tool_use_id if record is not None else None,
                               parent_message_id=parent_message)])
+
+    def _state(self, tool_use_id: str, fragment: Mapping[str, Any]) -> list[Item]:
+        """A tool's yielded state: merged into the run's state, the whole state sent (upstream sends the yielded
+        value as the snapshot, which drops the state's other keys)."""
+        self.state_streams.add(tool_use_id)
+        safe = progress_data(fragment)
+        return self.run.move("tool_progress", "tool_stream",
+                             [self.run.merge_state(safe if isinstance(safe, Mapping) else {})])
 
     def _progress_start(self, tool_use_id: str, name: str, data: Any) -> list[Item]:
         message_id = self.run.new_id()
@@ -233,6 +251,7 @@ class SubagentHandler(Handler):
         for key in list(self.open):
             out += self._fail(key, reason, UNFINISHED)
         self.progress.clear()
+        self.state_streams.clear()
         return out
 
 

@@ -5,10 +5,12 @@ A call is announced once (TOOL_CALL_START), its argument fragments streamed (TOO
 ``args_streamer``), and ended when its block stops (TOOL_CALL_END, then the ``state_from_args`` hook). Arguments
 cut off before they form JSON (``max_tokens``, a cancel) get the shortest suffix that closes them, sent as a
 last TOOL_CALL_ARGS, and a ``strands_agui.tool_call_truncated`` CUSTOM event names the call and what the model
-really sent. A batch's results become TOOL_CALL_RESULTs (their text), one MESSAGES_SNAPSHOT, then the result
-hooks. The snapshot is what carries a failed result's ``error`` and a media result's content parts (ImagePart,
-DocumentPart, VideoPart with the base64 bytes) on the tool message: AG-UI 1.0 also allows parts on TOOL_CALL_RESULT, but
-ag-ui-validate 0.4.0 rejects them (AGUI504), and ToolCallResultEvent has no ``error``. Such a batch always gets
+really sent. A batch's results become TOOL_CALL_RESULTs (their content encoded as upstream ``ag_ui_strands``
+encodes it, ``results.wire_result``: compact JSON, a plain text as a JSON string), one MESSAGES_SNAPSHOT, then
+the result hooks (their ``result_data`` parsed from the text as the tool returned it). The snapshot is what
+carries a failed result's ``error`` and a media result's content parts (ImagePart, DocumentPart, VideoPart with
+the base64 bytes) on the tool message: AG-UI 1.0 also allows parts on TOOL_CALL_RESULT, but ag-ui-validate 0.4.0
+rejects them (AGUI504), and ToolCallResultEvent has no ``error``. Such a batch always gets
 its snapshot, ``skip_messages_snapshot`` or not.
 """
 
@@ -29,7 +31,7 @@ from ag_ui.core import (
 )
 
 from ...config import ToolBehavior, ToolCallContext, ToolResultContext
-from ..results import complete_json, parse_result, result_content, result_text
+from ..results import complete_json, parse_result, result_content, result_text, wire_result
 from .base import HookCall, Item, ToolCallRecord, parse_args
 from .run import Handler, Run
 
@@ -201,7 +203,8 @@ class ToolHandler(Handler):
         record = self.calls.get(str(result.get("toolUseId")))
         if record is None or record.name in run.frontend_tools:
             return []  # a frontend tool's result comes from the client; an unannounced id has no card to fill
-        content = result_content(result.get("content"), text)
+        wire = wire_result(result.get("content"))  # upstream's encoding: what a renderer written for it parses
+        content = result_content(result.get("content"), wire)
         error = (text or "error") if result.get("status") == "error" else None
         self.snapshot_only |= error is not None or not isinstance(content, str)
         message_id = run.new_id()
@@ -210,7 +213,7 @@ class ToolHandler(Handler):
         context = ToolResultContext(**vars(self.call_context(record)), result_data=parse_result(text),
                                     message_id=record.parent_message_id or record.wire_id)
         self.batch.append(context)
-        return [ToolCallResultEvent(message_id=message_id, tool_call_id=record.wire_id, content=text,
+        return [ToolCallResultEvent(message_id=message_id, tool_call_id=record.wire_id, content=wire,
                                     role="tool")]
 
 

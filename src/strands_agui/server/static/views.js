@@ -31,8 +31,10 @@ function keyed(container, key, make) {
 const contentText = (content) => (typeof content === "string" ? content
   : (content || []).map((p) => (p.type === "text" ? p.text : `[${p.type}${p.mimeType ? ` ${p.mimeType}` : ""}]`)).join("\n"));
 
+// JSON indented; a JSON string (a tool's text result, encoded as upstream ag_ui_strands encodes it) as its text.
 function pretty(text) {
-  try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; }
+  try { const value = JSON.parse(text); return typeof value === "string" ? value : JSON.stringify(value, null, 2); }
+  catch { return text; }
 }
 
 // ---- tool cards ------------------------------------------------------------------------------------------
