@@ -121,12 +121,12 @@ class StrandsAgent:
         refused, state, tools, provided = await self._prepared(input_data, request, invocation_state, principal)
         threads, store = self.thread_store(), self.sessions or default_store()
         offload = store.blocking or (threads is not None and threads.store.blocking)
-        server = ServerThread(threads, input_data, principal)
-        try:
-            input_data = await in_thread(server.open) if offload else server.open()
-        except RunRefused as exc:
-            refused = refused or exc
-        with ExitStack() as stack:  # holds a paused thread for the whole run
+        with ExitStack() as stack:  # holds a server-side thread, and a paused thread, for the whole run
+            server = ServerThread(threads, input_data, principal, stack)
+            try:
+                input_data = await in_thread(server.open) if offload else server.open()
+            except RunRefused as exc:
+                refused = refused or exc
             pause = ThreadPause(store, input_data, stack, principal, provided)
 
             def opened(prompt: Prompt) -> Opened:

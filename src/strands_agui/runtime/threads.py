@@ -14,8 +14,10 @@ order; a stored message the client sent changed, or left out, keeps its stored f
 ``MESSAGES_SNAPSHOT`` of those messages, so the client holds what the server holds. Branching is explicit: a
 request with ``parentRunId`` whose history ends before the stored one (regenerate: the last assistant turn
 dropped; edit: an earlier user message changed) replaces the stored thread from the first message that differs.
-State: the client's, when it sends one; else the stored one. Two runs at once on one thread (not paused: a
-paused one is held) each keep what they ended with; the later to finish is the thread.
+State: the client's, when it sends one; else the stored one. A run holds its thread (``Threads.hold``): a second
+run on it at once is ``THREAD_BUSY``. A client that holds the thread says so (``forwardedProps.strandsAgui.holds``,
+:func:`held_marker`) and gets no snapshot of it. The messages are kept in chunks of ``CHUNK`` (``Threads.keep``):
+a run writes the chunks it changed and the record naming them, whatever the thread's length.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ import hashlib
 import json
 import os
 import re
+import threading
 import time
+import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +45,10 @@ from .pause import store_errors
 from .sessions import SessionStore, session_id
 
 AGENT_ID = "agui"
+LAYOUT = 2  # a record naming its chunks (layout 1, 0.2: the messages inside the record)
+CHUNK = 32  # messages per chunk object: what a run that appends rewrites at most, besides its own messages
+DEFAULT_MESSAGES = 50  # a page of messages when ``before`` comes without ``limit``
+MAX_MESSAGES = 500
 TITLE_CHARS = 80
 DEFAULT_PAGE = 20
 MAX_PAGE = 100
@@ -56,15 +65,37 @@ class StoredThread:
     interrupts: list[dict[str, Any]] = field(default_factory=list)
     title: str = ""
     updated: float = 0.0
+    chunks: list[str] = field(default_factory=list)  # the tokens of its chunk objects (layout 2), in order
+    count: int = 0  # how many messages it holds (its record says so before its chunks are read)
+    last: str | None = None  # the id of its last message
+    legacy: bool = False  # read from 0.1.0's layout (a Strands session)
 
     def summary(self) -> dict[str, Any]:
         """What a thread list shows."""
         return {"threadId": self.thread_id, "title": self.title, "updated": _iso(self.updated),
                 "pendingInterrupts": self.interrupts}
 
-    def view(self) -> dict[str, Any]:
-        """What a page needs to restore the thread."""
-        return {**self.summary(), "messages": self.messages, "state": self.state}
+    def marker(self) -> dict[str, Any]:
+        """What a client holding this thread sends as ``forwardedProps.strandsAgui.holds`` (``HOLDS``)."""
+        last = self.messages[-1].get("id") if self.messages else self.last
+        return {"lastMessageId": last, "messages": len(self.messages) if self.messages else self.count}
+
+    def view(self, before: str | None = None, limit: int | None = None) -> dict[str, Any]:
+        """What a page needs to restore the thread: every message, or with ``limit`` the last ``limit`` before
+        the message ``before`` (None: the end) and ``nextBefore``, the id to ask before for the page preceding it
+        (None: none). Raises ``ValueError`` naming ``before`` when the thread holds no such message."""
+        messages, earlier = self.messages, None
+        if before is not None or limit is not None:
+            end = len(messages)
+            if before is not None:
+                end = next((i for i, m in enumerate(messages) if m.get("id") == before), -1)
+                if end < 0:
+                    raise ValueError(f"before: the thread holds no message {before[:80]!r} (pass a message id "
+                                     "of this thread, e.g. the nextBefore of the page before)")
+            start = max(0, end - (limit or DEFAULT_MESSAGES))
+            messages, earlier = messages[start:end], (messages[start].get("id") if start > 0 else None)
+        return {**self.summary(), "messages": messages, "state": self.state, "nextBefore": earlier,
+                "holds": self.marker()}
 
 
 def as_json(message: Any) -> dict[str, Any]:
@@ -79,8 +110,12 @@ class Threads:
 
     Layout, under the store's ``threads/`` (a folder per principal, so listing reads the caller's only):
 
-    * ``<owner>/records/<session id>.json``: the thread (``owner``: ``anonymous``, or ``u-`` and a digest of the
-      principal; the session id is ``session_id(thread_id, principal)``);
+    * ``<owner>/records/<session id>.json``: the thread's record (``owner``: ``anonymous``, or ``u-`` and a digest
+      of the principal; the session id is ``session_id(thread_id, principal)``): all but its messages, their
+      count and the tokens of its chunks; a record of layout 1 (0.2) holds the messages itself;
+    * ``<owner>/chunks/<session id>/<index>-<token>.json``: ``CHUNK`` messages each, never rewritten under a name
+      (a keep writes changed chunks under new tokens, publishes the record, then removes the replaced ones);
+    * ``<owner>/locks/<session id>``: the hold of the run on the thread (``SessionStore.thread_hold``);
     * ``<owner>/index/<entry>``: one empty object per thread, named ``<16 digits>-<session id>`` where the digits
       fall as the thread's ``updated`` (microseconds) grows, so the folder's own order is "most recently updated
       first". ``keep`` adds the new entry, then writes the record, then removes the old entry: an entry whose
@@ -98,47 +133,114 @@ class Threads:
         found = self._record(thread_id, principal)
         return found[0] if found is not None else None
 
-    def _record(self, thread_id: str, principal: str | None) -> tuple[StoredThread, bool] | None:
-        """The thread and whether it is still in the old layout (None: the principal has no such thread)."""
+    def hold(self, thread_id: str, principal: str | None) -> contextlib.AbstractContextManager[None]:
+        """The thread held for one run: a second run on it at once is ``RunRefused("THREAD_BUSY")``."""
         sid = session_id(thread_id, principal)
-        data = self.store.thread_read(_record_key(owner_of(principal), sid))
-        if data is not None:
-            return _thread(data), False
+        return self.store.thread_hold(f"{owner_of(principal)}/locks/{sid}")
+
+    def _record(self, thread_id: str, principal: str | None) -> tuple[StoredThread, bool] | None:
+        """The thread with its messages and whether it is still in the old layout (None: the principal has no
+        such thread). A chunk removed under a reader (a keep published a newer record meanwhile) rereads."""
+        sid = session_id(thread_id, principal)
+        owner = owner_of(principal)
+        for _attempt in range(3):
+            data = self.store.thread_read(_record_key(owner, sid))
+            if data is None:
+                break
+            thread = _thread(data)
+            if not thread.chunks:
+                return thread, False
+            messages = self._messages(owner, sid, thread)
+            if messages is not None:
+                thread.messages = messages
+                return thread, False
+        else:
+            raise SessionException(f"the thread {sid}'s chunks kept changing while it was read")
         legacy = self.store.thread_read(f"session_{sid}/agents/agent_{AGENT_ID}/agent.json")
         if legacy is None:
             return None
         return _thread(legacy, legacy=True), True
 
-    def keep(self, thread: StoredThread) -> None:
+    def _messages(self, owner: str, sid: str, thread: StoredThread) -> list[dict[str, Any]] | None:
+        """The thread's messages from its chunks (None: one is gone), or from this process' cache of the thread
+        when its record names the same chunks (chunk names are never reused: same names, same messages)."""
+        key = (id(self.store), owner, sid)
+        tag = tuple(thread.chunks)
+        cached = _CACHE.get(key)
+        if cached is not None and cached[0] == tag:
+            _CACHE.move_to_end(key)
+            return list(cached[1])
+        messages: list[dict[str, Any]] = []
+        for index, token in enumerate(thread.chunks):
+            data = self.store.thread_read(_chunk_key(owner, sid, index, token))
+            if data is None:
+                return None
+            try:
+                messages.extend(json.loads(data))
+            except ValueError as exc:
+                raise SessionException(f"a stored thread chunk is corrupt: {exc}") from exc
+        del messages[thread.count:]
+        _remember(key, tag, messages)
+        return list(messages)
+
+    def keep(self, thread: StoredThread, before: StoredThread | None | bool = True) -> None:
+        """Store ``thread``; ``before``: what the store held (as loaded at the run's start, under its hold;
+        ``True``: read it now). Writes the chunks from the first one whose messages changed (a run that appends
+        rewrites the last chunk and adds the next, whatever the thread's length), then the index entry, then the
+        record naming the chunks (the one publishing write: a reader sees the old thread or the new, never a
+        mix), then removes the old entry and the chunks the new record no longer names."""
         owner, sid = owner_of(thread.principal), session_id(thread.thread_id, thread.principal)
-        before = self._record(thread.thread_id, thread.principal)
+        if before is True:
+            found = self._record(thread.thread_id, thread.principal)
+            previous, legacy = found if found is not None else (None, False)
+        else:
+            previous = before if isinstance(before, StoredThread) else None
+            legacy = previous is not None and previous.legacy
         now = round(time.time(), 6)
-        thread.updated = max(now, before[0].updated + 1e-6) if before is not None else now
+        thread.updated = max(now, previous.updated + 1e-6) if previous is not None else now
         thread.title = thread.title or _title(thread.messages)
-        record = {"threadId": thread.thread_id, "principal": thread.principal, "messages": thread.messages,
-                  "state": thread.state, "interrupts": thread.interrupts, "title": thread.title,
-                  "updated": thread.updated}
+        old_chunks = previous.chunks if previous is not None else []
+        first = _common_prefix(previous.messages, thread.messages) // CHUNK if old_chunks and previous else 0
+        first = min(first, len(old_chunks))
+        chunks = old_chunks[:first]
+        for index in range(first, -(-len(thread.messages) // CHUNK)):
+            token = uuid.uuid4().hex[:12]
+            body = json.dumps(thread.messages[index * CHUNK:(index + 1) * CHUNK]).encode()
+            self.store.thread_write(_chunk_key(owner, sid, index, token), body)
+            chunks.append(token)
+        thread.chunks, thread.count = chunks, len(thread.messages)
+        thread.last = thread.messages[-1].get("id") if thread.messages else None
+        record = {"threadId": thread.thread_id, "principal": thread.principal, "state": thread.state,
+                  "interrupts": thread.interrupts, "title": thread.title, "updated": thread.updated,
+                  "layout": LAYOUT, "chunks": chunks, "count": thread.count, "last": thread.last}
         entry = _entry(thread.updated, sid)
         self.store.thread_write(f"{owner}/index/{entry}", b"")
         self.store.thread_write(_record_key(owner, sid), json.dumps(record).encode())
-        if before is not None:
-            old, legacy = before
+        _remember((id(self.store), owner, sid), tuple(chunks), thread.messages)
+        if previous is not None:
             if legacy:
                 self.store.thread_delete_folder(f"session_{sid}/")
-            elif _entry(old.updated, sid) != entry:
-                self.store.thread_delete(f"{owner}/index/{_entry(old.updated, sid)}")
+            elif _entry(previous.updated, sid) != entry:
+                self.store.thread_delete(f"{owner}/index/{_entry(previous.updated, sid)}")
+            for index, token in enumerate(old_chunks):
+                if index >= first:
+                    with contextlib.suppress(OSError, SessionException):
+                        self.store.thread_delete(_chunk_key(owner, sid, index, token))
 
     def delete(self, thread_id: str, principal: str | None) -> bool:
         """Forget the thread (and its pause); False when the principal has no such thread."""
-        found = self._record(thread_id, principal)
-        if found is None:
-            return False
         owner, sid = owner_of(principal), session_id(thread_id, principal)
-        if found[1]:
+        data = self.store.thread_read(_record_key(owner, sid))
+        if data is None:
+            if self.store.thread_read(f"session_{sid}/agents/agent_{AGENT_ID}/agent.json") is None:
+                return False
             self.store.thread_delete_folder(f"session_{sid}/")
         else:
+            updated = _thread(data).updated
             self.store.thread_delete(_record_key(owner, sid))
-            self.store.thread_delete(f"{owner}/index/{_entry(found[0].updated, sid)}")
+            self.store.thread_delete(f"{owner}/index/{_entry(updated, sid)}")
+            self.store.thread_delete_folder(f"{owner}/chunks/{sid}/")
+        _CACHE.pop((id(self.store), owner, sid), None)
         self.store.remove(thread_id, principal)
         return True
 
@@ -199,6 +301,32 @@ def _record_key(owner: str, sid: str) -> str:
     return f"{owner}/records/{sid}.json"
 
 
+def _chunk_key(owner: str, sid: str, index: int, token: str) -> str:
+    return f"{owner}/chunks/{sid}/{index:06d}-{token}.json"
+
+
+def _common_prefix(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> int:
+    """How many leading messages ``new`` shares with ``old`` (the same dict object is the same message: a run's
+    messages reuse the stored ones they came from, so this is mostly identity checks)."""
+    for index, (was, now) in enumerate(zip(old, new, strict=False)):
+        if was is not now and was != now:
+            return index
+    return min(len(old), len(new))
+
+
+_CACHE: OrderedDict[tuple[int, str, str], tuple[tuple[str, ...], list[dict[str, Any]]]] = OrderedDict()
+CACHED_THREADS = 256  # threads whose messages a process keeps (by chunk names: a thread changed elsewhere rereads)
+_CACHE_LOCK = threading.Lock()
+
+
+def _remember(key: tuple[int, str, str], tag: tuple[str, ...], messages: list[dict[str, Any]]) -> None:
+    with _CACHE_LOCK:
+        _CACHE[key] = (tag, list(messages))
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > CACHED_THREADS:
+            _CACHE.popitem(last=False)
+
+
 def _entry(updated: float, sid: str) -> str:
     return f"{_ENTRY_CLOCK - round(updated * 1e6):016d}-{sid}"
 
@@ -209,30 +337,67 @@ def _thread(data: bytes, *, legacy: bool = False) -> StoredThread:
         kept = json.loads(data)
         if legacy:
             kept = kept["state"]
-        return StoredThread(str(kept["threadId"]), kept.get("principal"), kept.get("messages") or [],
-                            kept.get("state"), kept.get("interrupts") or [], kept.get("title") or "",
-                            float(kept.get("updated") or 0))
+        messages = kept.get("messages") or []
+        thread = StoredThread(str(kept["threadId"]), kept.get("principal"), messages,
+                              kept.get("state"), kept.get("interrupts") or [], kept.get("title") or "",
+                              float(kept.get("updated") or 0), [str(c) for c in kept.get("chunks") or ()],
+                              int(kept.get("count") or len(messages)), kept.get("last"))
+        thread.legacy = legacy
+        return thread
     except (ValueError, TypeError, KeyError, RecursionError) as exc:
         raise SessionException(f"a stored thread is corrupt: {type(exc).__name__}: {exc}") from exc
 
 
 def merged_input(stored: StoredThread | None, input_data: RunAgentInput) -> RunAgentInput:
     """The run's input on a server-side thread (the policy in the module docstring)."""
+    return _merged(stored, input_data)[0]
+
+
+def _merged(stored: StoredThread | None, input_data: RunAgentInput,
+            models: Sequence[Any] | None = None) -> tuple[RunAgentInput, list[dict[str, Any]], int]:
+    """The run's input, its messages as JSON (the stored dicts themselves where they are the stored ones) and
+    how many of them are the stored ones, unchanged (``models``: the stored messages already validated)."""
     if stored is None:
-        return input_data
+        return input_data, [as_json(m) for m in input_data.messages], 0
     sent = [as_json(m) for m in input_data.messages]
     kept = stored.messages
     if input_data.parent_run_id is not None:
         kept = kept[:_branch_point(kept, sent)]
     known = {m.get("id") for m in kept}
-    messages = [*kept, *(m for m in sent if m.get("id") not in known)]
+    new = [m for m in sent if m.get("id") not in known]
+    if models is not None and len(models) >= len(kept):
+        validated = [*models[:len(kept)], *_validated(new)]
+    else:
+        validated = _validated([*kept, *new])
     state = input_data.state if input_data.state not in (None, {}) else stored.state
-    return input_data.model_copy(update={"messages": RunAgentInput.model_validate(
-        {"threadId": "t", "runId": "r", "messages": messages}).messages, "state": state})
+    return (input_data.model_copy(update={"messages": validated, "state": state}), [*kept, *new], len(kept))
 
 
-def _dumped(messages: Sequence[Any]) -> list[dict[str, Any]]:
-    return [as_json(m) for m in messages]
+def _validated(messages: Sequence[dict[str, Any]]) -> list[Any]:
+    return list(RunAgentInput.model_validate({"threadId": "t", "runId": "r", "messages": messages}).messages)
+
+
+HOLDS = "holds"  # forwardedProps.strandsAgui.holds: {"lastMessageId": id, "messages": n}, what a client holds
+
+
+def held_marker(input_data: RunAgentInput) -> tuple[str | None, int] | None:
+    """The thread a client says it holds (``forwardedProps.strandsAgui.holds``): its last message's id and how
+    many messages; None when it says nothing. Raises ``ValueError`` naming what is wrong with a malformed one."""
+    props = input_data.forwarded_props
+    ours = props.get("strandsAgui") if isinstance(props, dict) else None
+    if not isinstance(ours, dict) or HOLDS not in ours:
+        return None
+    marker = ours[HOLDS]
+    if not isinstance(marker, dict) or set(marker) - {"lastMessageId", "messages"}:
+        raise ValueError('holds: give {"lastMessageId": <id of the last message held>, "messages": <how many>}')
+    last, count = marker.get("lastMessageId"), marker.get("messages")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        raise ValueError("holds.messages: a count of messages (an integer >= 0)")
+    if last is not None and (not isinstance(last, str) or not last or len(last) > 200):
+        raise ValueError("holds.lastMessageId: the id of the last message held (a non-empty string), or null")
+    if (last is None) != (count == 0):
+        raise ValueError("holds: lastMessageId is null exactly when messages is 0")
+    return last, count
 
 
 def _branch_point(kept: Sequence[dict[str, Any]], sent: Sequence[dict[str, Any]]) -> int:
@@ -280,27 +445,61 @@ def threads_enabled(setting: bool | None) -> bool:
 
 class ServerThread:
     """One run's view of its server-side thread: the merged input before, the thread kept after (before the
-    terminal event, as a pause is). Inert when ``threads`` is None (threads off)."""
+    terminal event, as a pause is). Inert when ``threads`` is None (threads off). ``stack`` holds the thread for
+    the run (``Threads.hold``; None: not held, for callers that never run two at once)."""
 
-    def __init__(self, threads: Threads | None, input_data: RunAgentInput, principal: str | None) -> None:
+    def __init__(self, threads: Threads | None, input_data: RunAgentInput, principal: str | None,
+                 stack: contextlib.ExitStack | None = None) -> None:
         self.threads = threads
         self.sent = input_data
         self.principal = principal
         self.input = input_data
+        self.stack = stack
+        self.stored: StoredThread | None = None
+        self.messages: list[dict[str, Any]] = []  # the run's input messages as JSON
+        self.reused = 0  # how many of them are the stored ones, unchanged
+        self.same = True  # the run's messages are the ones the client sent (or holds, by its marker)
 
     def open(self) -> RunAgentInput:
-        """The run's input (stored history first); raises ``RunRefused("SESSION_ERROR")`` when the store fails."""
+        """The run's input (stored history first); raises ``RunRefused("SESSION_ERROR")`` when the store fails,
+        ``RunRefused("THREAD_BUSY")`` while another run is on the thread."""
         if self.threads is not None:
             with store_errors():
-                self.input = merged_input(self.threads.load(self.sent.thread_id, self.principal), self.sent)
+                if self.stack is not None:
+                    self.stack.enter_context(self.threads.hold(self.sent.thread_id, self.principal))
+                self.stored = self.threads.load(self.sent.thread_id, self.principal)
+                models = _models(self.threads, self.stored)
+                self.input, self.messages, self.reused = _merged(self.stored, self.sent, models)
+                self.same = self._client_holds()
         return self.input
 
+    def _client_holds(self) -> bool:
+        """Whether the client already holds the run's messages: it sent them all, or it sent its new ones with a
+        marker (``forwardedProps.strandsAgui.holds``) naming the stored thread's end, and none it sent differs
+        from the stored one."""
+        try:
+            marker = held_marker(self.sent)
+        except ValueError:
+            marker = None  # refused before the run by the endpoint; a library caller gets the full snapshot
+        stored = self.stored.messages if self.stored is not None else []
+        if marker is not None and self.sent.parent_run_id is None:
+            last = stored[-1].get("id") if stored else None
+            if marker != (last, len(stored)) or self.reused != len(stored):
+                return False
+            index = {m.get("id"): i for i, m in enumerate(stored)} if self.sent.messages else {}
+            for message in self.sent.messages:
+                i = index.get(message.id)
+                if i is not None and as_json(message) != stored[i]:
+                    return False
+            return True
+        return self.messages == [as_json(m) for m in self.sent.messages]
+
     def announce(self) -> list[BaseEvent]:
-        """``MESSAGES_SNAPSHOT``s when the run's messages are not the ones the client sent (a resume starts with
+        """``MESSAGES_SNAPSHOT``s when the run's messages are not the ones the client holds (a resume starts with
         one anyway). A client keeps a snapshot's messages it holds where they are, drops the others it holds and
         appends the rest (``@ag-ui/client``), so when one snapshot would leave the client's order, a first one of
         the messages before the first the client holds comes first: after it, the second appends in order."""
-        if self.input.resume or _dumped(self.input.messages) == _dumped(self.sent.messages):
+        if self.input.resume or self.same:
             return []
         messages = list(self.input.messages)
         held = {m.id for m in self.sent.messages}
@@ -312,14 +511,44 @@ class ServerThread:
         return [MessagesSnapshotEvent(messages=messages[:first]), MessagesSnapshotEvent(messages=messages)]
 
     def keep(self, translator: Translator) -> RunFailure | None:
-        """Store what the client holds after the run: messages, state, pending interrupts."""
+        """Store what the client holds after the run: messages, state, pending interrupts. Only what the run
+        changed is written (``Threads.keep``); the stored messages the run kept are not converted again."""
         if self.threads is None:
             return None
-        thread = StoredThread(self.sent.thread_id, self.principal,
-                              [as_json(m) for m in translator.client.snapshot()], translator.shared_state,
-                              [as_json(i) for i in translator.interrupts.pending()])
+        thread = StoredThread(self.sent.thread_id, self.principal, self._held(translator.client.snapshot()),
+                              translator.shared_state, [as_json(i) for i in translator.interrupts.pending()])
         try:
-            self.threads.keep(thread)
+            self.threads.keep(thread, self.stored if self.stored is not None else False)
         except (OSError, SessionException) as exc:
             return RunFailure("SESSION_ERROR", f"{type(exc).__name__}: {exc}")
         return None
+
+    def _held(self, snapshot: Sequence[Any]) -> list[dict[str, Any]]:
+        """The snapshot as JSON: a message that is one of the run's input messages, unchanged (the same object),
+        is its JSON already made (the stored dict itself for a stored one), the others are converted."""
+        inputs = {id(m): i for i, m in enumerate(self.input.messages)}
+        out = []
+        for message in snapshot:
+            i = inputs.get(id(message))
+            out.append(self.messages[i] if i is not None and i < len(self.messages) else as_json(message))
+        return out
+
+
+def _models(threads: Threads, stored: StoredThread | None) -> list[Any] | None:
+    """The stored messages as validated AG-UI models, cached per thread with its messages (None: not cached)."""
+    if stored is None or not stored.chunks:
+        return None
+    key = (id(threads.store), owner_of(stored.principal), session_id(stored.thread_id, stored.principal))
+    tag = (tuple(stored.chunks), "models")
+    cached = _MODELS.get(key)
+    if cached is not None and cached[0] == tag:
+        return cached[1]
+    models = _validated(stored.messages)
+    with _CACHE_LOCK:
+        _MODELS[key] = (tag, models)
+        while len(_MODELS) > CACHED_THREADS:
+            _MODELS.popitem(last=False)
+    return models
+
+
+_MODELS: OrderedDict[tuple[int, str, str], tuple[Any, list[Any]]] = OrderedDict()
