@@ -30,7 +30,7 @@ from ..core.translator import Translator, hook_failed, new_id
 from ..errors import RunFailure, RunRefused, building_failure
 from .agents import AgentSource, agent_source
 from .approval import with_edited_arguments
-from .conversation import conversation
+from .conversation import last_turn
 from .invocation import invocation_state as resolve_invocation_state
 from .invocation import stream_kwargs
 from .loop import Cancellation, Pace, Settle, end_run, no_events, translate
@@ -219,7 +219,7 @@ class StrandsAgent:
     def _prompt(self, input_data: RunAgentInput) -> tuple[Prompt, list[BaseEvent]]:
         """The run's new user turn (``None`` when it continues from tool results), its text rewritten by
         ``state_context_builder``; "Hello" when the conversation has no new user turn."""
-        turn = conversation(input_data)
+        turn = last_turn(input_data)
         if turn.prompt is None and turn.history and turn.history[-1]["role"] == "user":
             return None, []  # the conversation ends with tool results: Strands continues from them
         blocks = turn.prompt or [{"text": DEFAULT_PROMPT}]

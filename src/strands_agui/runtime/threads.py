@@ -459,14 +459,16 @@ class ServerThread:
         self.messages: list[dict[str, Any]] = []  # the run's input messages as JSON
         self.reused = 0  # how many of them are the stored ones, unchanged
         self.same = True  # the run's messages are the ones the client sent (or holds, by its marker)
+        self.held = contextlib.ExitStack()  # the thread's hold
 
     def open(self) -> RunAgentInput:
         """The run's input (stored history first); raises ``RunRefused("SESSION_ERROR")`` when the store fails,
         ``RunRefused("THREAD_BUSY")`` while another run is on the thread."""
         if self.threads is not None:
             with store_errors():
-                if self.stack is not None:
-                    self.stack.enter_context(self.threads.hold(self.sent.thread_id, self.principal))
+                if self.stack is not None:  # released once kept (in keep's thread), else with the run
+                    self.stack.callback(self.held.close)
+                    self.held.enter_context(self.threads.hold(self.sent.thread_id, self.principal))
                 self.stored = self.threads.load(self.sent.thread_id, self.principal)
                 models = _models(self.threads, self.stored)
                 self.input, self.messages, self.reused = _merged(self.stored, self.sent, models)
@@ -521,6 +523,8 @@ class ServerThread:
             self.threads.keep(thread, self.stored if self.stored is not None else False)
         except (OSError, SessionException) as exc:
             return RunFailure("SESSION_ERROR", f"{type(exc).__name__}: {exc}")
+        finally:
+            self.held.close()  # before the terminal event: the client's next run finds the thread free
         return None
 
     def _held(self, snapshot: Sequence[Any]) -> list[dict[str, Any]]:
@@ -535,20 +539,26 @@ class ServerThread:
 
 
 def _models(threads: Threads, stored: StoredThread | None) -> list[Any] | None:
-    """The stored messages as validated AG-UI models, cached per thread with its messages (None: not cached)."""
-    if stored is None or not stored.chunks:
+    """The stored messages as validated AG-UI models: a message whose dict this process validated for the
+    thread's previous run (the same object: the cache of ``Threads`` keeps the dicts a run kept) is not validated
+    again, so a run validates only what the previous one added (None: nothing stored)."""
+    if stored is None or not stored.messages:
         return None
     key = (id(threads.store), owner_of(stored.principal), session_id(stored.thread_id, stored.principal))
-    tag = (tuple(stored.chunks), "models")
-    cached = _MODELS.get(key)
-    if cached is not None and cached[0] == tag:
-        return cached[1]
-    models = _validated(stored.messages)
     with _CACHE_LOCK:
-        _MODELS[key] = (tag, models)
+        dicts, models = _MODELS.get(key, ([], []))
+    reused = 0
+    for was, now in zip(dicts, stored.messages, strict=False):
+        if was is not now:
+            break
+        reused += 1
+    out = [*models[:reused], *_validated(stored.messages[reused:])]
+    with _CACHE_LOCK:
+        _MODELS[key] = (list(stored.messages), out)
+        _MODELS.move_to_end(key)
         while len(_MODELS) > CACHED_THREADS:
             _MODELS.popitem(last=False)
-    return models
+    return out
 
 
-_MODELS: OrderedDict[tuple[int, str, str], tuple[Any, list[Any]]] = OrderedDict()
+_MODELS: OrderedDict[tuple[int, str, str], tuple[list[dict[str, Any]], list[Any]]] = OrderedDict()
