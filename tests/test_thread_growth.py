@@ -320,3 +320,25 @@ async def test_on_s3_a_run_writes_what_it_adds_and_a_second_run_is_thread_busy(s
     rest = [e async for e in first]
     assert rest[-1].type == "RUN_FINISHED"
     await asyncio.sleep(0)
+
+
+# Strands' conversation managers on a server-side thread: the model is sent the window, the thread keeps all.
+
+
+async def test_a_sliding_window_is_what_the_model_sees_while_the_thread_keeps_everything(tmp_path: Path) -> None:
+    from strands.agent.conversation_manager import SlidingWindowConversationManager
+
+    seen: list[int] = []
+
+    def count(messages: Any) -> Any:
+        seen.append(len(messages))
+        return [Text(ANSWER)]
+
+    template = Agent(model=ScriptedModel(count), callback_handler=None,
+                     conversation_manager=SlidingWindowConversationManager(window_size=4))
+    agent = StrandsAgent(template, sessions=FileSessions(tmp_path), threads=True)
+    held = await grow(agent, "t", 8)
+    assert seen[:3] == [1, 3, 5], "below the window, the whole thread"
+    assert max(seen) == 5 and seen[-1] == 5, f"the window (4) and the new message, never the thread: {seen}"
+    stored = agent.thread_store().load("t", None)  # type: ignore[union-attr]
+    assert stored is not None and len(stored.messages) == 16 == len(held), "the thread keeps every message"

@@ -128,6 +128,7 @@ class StrandsAgent:
             except RunRefused as exc:
                 refused = refused or exc
             pause = ThreadPause(store, input_data, stack, principal, provided)
+            pause.on_agent = server.window if threads is not None else None
 
             def opened(prompt: Prompt) -> Opened:
                 if refused is not None:

@@ -14,7 +14,7 @@ leaves in the session store when Strands is done.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -62,6 +62,7 @@ class ThreadPause:
         self.resumed_nodes: dict[str, list[str]] = {}  # Swarm/Graph node id -> the parked calls it continues
         self.tools: set[str] | None = None  # the names the run may use (runtime/tool_selection.py)
         self.provided = provided  # the thread's own session (config.session_manager_provider), attached first
+        self.on_agent: Callable[[Agent], None] | None = None  # shapes a new run's agent (a server-side thread's)
 
     def open(self, source: AgentSource, config: StrandsAgentConfig, prompt: Any,
              tools: set[str] | None = None) -> tuple[Agent | MultiAgentBase | None, Any]:
@@ -77,6 +78,8 @@ class ThreadPause:
                 with self.store.hold(self.thread, self.principal):
                     self.store.remove(self.thread, self.principal)
         runner = self.runner = build_run_agent(source, self.input, conversation(self.input).history)
+        if self.on_agent is not None and isinstance(runner, Agent):
+            self.on_agent(runner)
         narrow_tools(runner, self.tools, self.input)
         install_approval(runner, config)
         self._attach_provided(runner)

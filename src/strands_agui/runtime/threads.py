@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import threading
@@ -37,6 +38,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, MessagesSnapshotEvent, RunAgentInput
 from pydantic import BaseModel
+from strands import Agent
 from strands.types.exceptions import SessionException
 
 from ..core.translator import Translator
@@ -44,6 +46,7 @@ from ..errors import RunFailure
 from .pause import store_errors
 from .sessions import SessionStore, session_id
 
+logger = logging.getLogger(__name__)
 AGENT_ID = "agui"
 LAYOUT = 2  # a record naming its chunks (layout 1, 0.2: the messages inside the record)
 CHUNK = 32  # messages per chunk object: what a run that appends rewrites at most, besides its own messages
@@ -495,6 +498,16 @@ class ServerThread:
                     return False
             return True
         return self.messages == [as_json(m) for m in self.sent.messages]
+
+    def window(self, agent: Agent) -> None:
+        """The run's agent, built with the thread's whole history, given the window its conversation manager
+        keeps (``apply_management``: a ``SlidingWindowConversationManager`` trims to its ``window_size``, as
+        Strands does between a long-lived agent's calls), so the model is sent the window while the thread keeps
+        every message."""
+        try:
+            agent.conversation_manager.apply_management(agent)
+        except Exception:  # noqa: BLE001 - the run goes on with the whole history (Strands reduces on overflow)
+            logger.warning("the conversation manager could not window the thread's history", exc_info=True)
 
     def announce(self) -> list[BaseEvent]:
         """``MESSAGES_SNAPSHOT``s when the run's messages are not the ones the client holds (a resume starts with
