@@ -342,3 +342,35 @@ async def test_a_sliding_window_is_what_the_model_sees_while_the_thread_keeps_ev
     assert max(seen) == 5 and seen[-1] == 5, f"the window (4) and the new message, never the thread: {seen}"
     stored = agent.thread_store().load("t", None)  # type: ignore[union-attr]
     assert stored is not None and len(stored.messages) == 16 == len(held), "the thread keeps every message"
+
+
+@pytest.mark.slow  # a summary per overflow, 8 runs
+async def test_a_summary_is_kept_with_the_thread_and_replaces_what_it_summarized(tmp_path: Path) -> None:
+    from strands.agent.conversation_manager import SummarizingConversationManager
+    from strands.types.exceptions import ContextWindowOverflowException
+
+    seen: list[list[str]] = []
+    summaries: list[int] = []
+
+    def model(messages: Any) -> Any:
+        texts = [b.get("text", "") for m in messages for b in m["content"] if "text" in b]
+        if texts and texts[-1] == "Please summarize this conversation.":
+            summaries.append(len(messages) - 1)
+            return [Text(f"SUMMARY of {len(messages) - 1}")]
+        if len(messages) > 9:
+            raise ContextWindowOverflowException("too long for the scripted model")
+        seen.append(texts)
+        return [Text(ANSWER)]
+
+    manager = SummarizingConversationManager(summary_ratio=0.5, preserve_recent_messages=2)
+    template = Agent(model=ScriptedModel(model), callback_handler=None, conversation_manager=manager)
+    agent = StrandsAgent(template, sessions=FileSessions(tmp_path), threads=True)
+    await grow(agent, "t", 8)
+    assert len(summaries) >= 1, "the history overflowed once: Strands summarized it"
+    stored = agent.thread_store().load("t", None)  # type: ignore[union-attr]
+    assert stored is not None and len(stored.messages) == 16, "the thread keeps every message"
+    assert stored.conversation is not None and \
+        stored.conversation["state"]["summary_message"]["content"][0]["text"].startswith("SUMMARY")
+    assert seen[-1][0].startswith("SUMMARY"), f"the next run's model reads the kept summary first: {seen[-1]}"
+    assert [len(texts) for texts in seen] == [1, 3, 5, 7, 9, 7, 9, 7], "summarized at 11, then read from the thread"
+    assert len(summaries) == 2, f"one summary per overflow, not one per run from the whole thread: {summaries}"

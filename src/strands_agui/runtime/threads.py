@@ -72,6 +72,7 @@ class StoredThread:
     count: int = 0  # how many messages it holds (its record says so before its chunks are read)
     last: str | None = None  # the id of its last message
     legacy: bool = False  # read from 0.1.0's layout (a Strands session)
+    conversation: dict[str, Any] | None = None  # a conversation manager's summary (``ServerThread.window``)
 
     def summary(self) -> dict[str, Any]:
         """What a thread list shows."""
@@ -215,7 +216,8 @@ class Threads:
         thread.last = thread.messages[-1].get("id") if thread.messages else None
         record = {"threadId": thread.thread_id, "principal": thread.principal, "state": thread.state,
                   "interrupts": thread.interrupts, "title": thread.title, "updated": thread.updated,
-                  "layout": LAYOUT, "chunks": chunks, "count": thread.count, "last": thread.last}
+                  "layout": LAYOUT, "chunks": chunks, "count": thread.count, "last": thread.last,
+                  **({"conversation": thread.conversation} if thread.conversation else {})}
         entry = _entry(thread.updated, sid)
         self.store.thread_write(f"{owner}/index/{entry}", b"")
         self.store.thread_write(_record_key(owner, sid), json.dumps(record).encode())
@@ -346,6 +348,10 @@ def _thread(data: bytes, *, legacy: bool = False) -> StoredThread:
                               float(kept.get("updated") or 0), [str(c) for c in kept.get("chunks") or ()],
                               int(kept.get("count") or len(messages)), kept.get("last"))
         thread.legacy = legacy
+        conversation = kept.get("conversation")
+        if isinstance(conversation, dict) and isinstance(conversation.get("state"), dict) and \
+                isinstance(conversation.get("strands"), int) and isinstance(conversation.get("messages"), int):
+            thread.conversation = conversation
         return thread
     except (ValueError, TypeError, KeyError, RecursionError) as exc:
         raise SessionException(f"a stored thread is corrupt: {type(exc).__name__}: {exc}") from exc
@@ -463,6 +469,9 @@ class ServerThread:
         self.reused = 0  # how many of them are the stored ones, unchanged
         self.same = True  # the run's messages are the ones the client sent (or holds, by its marker)
         self.held = contextlib.ExitStack()  # the thread's hold
+        self.agent: Agent | None = None  # the run's agent, once built (``window``)
+        self.history: dict[int, int] = {}  # its history's Strands messages (by identity) -> their index
+        self.summary: dict[str, Any] | None = None  # the kept summary this run started from
 
     def open(self) -> RunAgentInput:
         """The run's input (stored history first); raises ``RunRefused("SESSION_ERROR")`` when the store fails,
@@ -500,14 +509,51 @@ class ServerThread:
         return self.messages == [as_json(m) for m in self.sent.messages]
 
     def window(self, agent: Agent) -> None:
-        """The run's agent, built with the thread's whole history, given the window its conversation manager
-        keeps (``apply_management``: a ``SlidingWindowConversationManager`` trims to its ``window_size``, as
-        Strands does between a long-lived agent's calls), so the model is sent the window while the thread keeps
-        every message."""
+        """The run's agent, built with the thread's whole history, given what its conversation manager keeps: the
+        summary a run of this thread made (``SummarizingConversationManager``: kept with the thread, it replaces
+        the messages it summarized, as Strands' own session restores it), then the manager's window
+        (``apply_management``: a ``SlidingWindowConversationManager`` trims to its ``window_size``, as Strands
+        does between a long-lived agent's calls). The model is sent that; the thread keeps every message."""
+        self.agent = agent
+        history = list(agent.messages)
+        self.history = {id(m): i for i, m in enumerate(history)}
+        kept = self.stored.conversation if self.stored is not None else None
+        manager = agent.conversation_manager
         try:
-            agent.conversation_manager.apply_management(agent)
+            if kept and self.reused >= kept["messages"] and kept["strands"] <= len(history):
+                prefix = manager.restore_from_session(kept["state"]) or []
+                agent.messages[:] = [*prefix, *history[kept["strands"]:]]
+                self.summary = kept
+            manager.apply_management(agent)
         except Exception:  # noqa: BLE001 - the run goes on with the whole history (Strands reduces on overflow)
             logger.warning("the conversation manager could not window the thread's history", exc_info=True)
+            agent.messages[:] = history
+
+    def _conversation(self) -> dict[str, Any] | None:
+        """The summary to keep with the thread after the run: the manager's state when it holds a summary,
+        with which of the history's Strands messages it replaces (``strands``) and how many of the thread's
+        messages must stay unchanged for that to hold (``messages``); the one kept before when the run made
+        none; None when the run's summary cannot be placed in the history (all of it summarized)."""
+        agent = self.agent
+        if agent is None:  # a resume: its agent comes from the pause, the thread's summary stays as it was
+            return self.stored.conversation if self.stored is not None else None
+        try:
+            state = agent.conversation_manager.get_state()
+        except Exception:  # noqa: BLE001 - a manager without state keeps nothing
+            return None
+        summary = state.get("summary_message") if isinstance(state, dict) else None
+        if summary is None:
+            return None
+        if self.summary is not None and summary == self.summary["state"].get("summary_message"):
+            return self.summary
+        start = next((self.history[id(m)] for m in agent.messages if id(m) in self.history), None)
+        if start is None:
+            return None
+        try:
+            json.dumps(state)
+        except (TypeError, ValueError):
+            return None
+        return {"state": state, "strands": start, "messages": len(self.input.messages)}
 
     def announce(self) -> list[BaseEvent]:
         """``MESSAGES_SNAPSHOT``s when the run's messages are not the ones the client holds (a resume starts with
@@ -532,6 +578,7 @@ class ServerThread:
             return None
         thread = StoredThread(self.sent.thread_id, self.principal, self._held(translator.client.snapshot()),
                               translator.shared_state, [as_json(i) for i in translator.interrupts.pending()])
+        thread.conversation = self._conversation()
         try:
             self.threads.keep(thread, self.stored if self.stored is not None else False)
         except (OSError, SessionException) as exc:
