@@ -3,7 +3,9 @@
 Per run, in process, best of ``--rounds`` (CPU: ``time.process_time``, the store's work included):
 
 * **floor**: a fresh ``strands.Agent`` given the history as Strands messages, ``stream_async`` read to the end
-  (no adapter, nothing on the wire);
+  (no adapter, nothing on the wire); **floor, window 40**: the same on the last 40 (what a long-lived Strands
+  agent with the default ``SlidingWindowConversationManager`` holds between calls, and what ours sends the
+  model with threads on, which honours the manager: docs/threads.md);
 * **ours, threads off**: ``StrandsAgent.run`` on the whole history sent by the client (what ``HttpAgent`` sends),
   every event framed (``sse_frame``);
 * **ours, threads on** (files; ``--s3``: S3 on a moto server too): the client sends its new message with its
@@ -37,6 +39,7 @@ from strands_agui.server.streaming import sse_frame
 from strands_agui.tooling.scripted import ScriptedModel, Text
 
 ANSWER = "Noted: here is a short answer of about the length a chat answer has, one sentence or two of it."
+WINDOW = 40  # Strands' default SlidingWindowConversationManager(window_size=40), which the template keeps
 TEXT = "A user message of a realistic length, asking the assistant about something it said a few turns ago."
 
 
@@ -84,8 +87,12 @@ def best(fn: Callable[[], tuple[int, int]], rounds: int) -> tuple[float, int, in
     return cpu, wire, stored
 
 
-def floor(n: int) -> Callable[[], tuple[int, int]]:
+def floor(n: int, window: int | None = None) -> Callable[[], tuple[int, int]]:
+    """A bare Strands run on ``n`` earlier messages (``window``: on the last ``window`` of them, what a
+    long-lived agent holds between calls under ``SlidingWindowConversationManager(window_size=window)``)."""
     model, past = template().model, strands_history(history(n))
+    if window is not None:
+        past = past[-window:]
 
     async def go() -> None:
         agent = Agent(model=model, messages=[dict(m) for m in past], callback_handler=None)
@@ -158,6 +165,7 @@ def main() -> None:
         for n in sizes:
             kinds: dict[str, Callable[[], tuple[int, int]]] = {
                 "floor": floor(n),
+                "floor, window 40": floor(n, WINDOW),
                 "ours, threads off": stateless(StrandsAgent(template()), sse_frame, n),
                 "ours, threads on (files)": threaded(FileSessions(directory), n),
             }

@@ -470,7 +470,7 @@ class ServerThread:
         self.same = True  # the run's messages are the ones the client sent (or holds, by its marker)
         self.held = contextlib.ExitStack()  # the thread's hold
         self.agent: Agent | None = None  # the run's agent, once built (``window``)
-        self.history: dict[int, int] = {}  # its history's Strands messages (by identity) -> their index
+        self.history: list[Any] = []  # its history's Strands messages, the thread's whole (before ``window``)
         self.summary: dict[str, Any] | None = None  # the kept summary this run started from
 
     def open(self) -> RunAgentInput:
@@ -515,8 +515,7 @@ class ServerThread:
         (``apply_management``: a ``SlidingWindowConversationManager`` trims to its ``window_size``, as Strands
         does between a long-lived agent's calls). The model is sent that; the thread keeps every message."""
         self.agent = agent
-        history = list(agent.messages)
-        self.history = {id(m): i for i, m in enumerate(history)}
+        history = self.history = list(agent.messages)
         kept = self.stored.conversation if self.stored is not None else None
         manager = agent.conversation_manager
         try:
@@ -546,7 +545,8 @@ class ServerThread:
             return None
         if self.summary is not None and summary == self.summary["state"].get("summary_message"):
             return self.summary
-        start = next((self.history[id(m)] for m in agent.messages if id(m) in self.history), None)
+        index = {id(m): i for i, m in enumerate(self.history)}
+        start = next((index[id(m)] for m in agent.messages if id(m) in index), None)
         if start is None:
             return None
         try:
