@@ -170,10 +170,11 @@ class Threads:
         when its record names the same chunks (chunk names are never reused: same names, same messages)."""
         key = (id(self.store), owner, sid)
         tag = tuple(thread.chunks)
-        cached = _CACHE.get(key)
-        if cached is not None and cached[0] == tag:
-            _CACHE.move_to_end(key)
-            return list(cached[1])
+        with _CACHE_LOCK:
+            cached = _CACHE.get(key)
+            if cached is not None and cached[0] == tag:
+                _CACHE.move_to_end(key)
+                return list(cached[1])
         messages: list[dict[str, Any]] = []
         for index, token in enumerate(thread.chunks):
             data = self.store.thread_read(_chunk_key(owner, sid, index, token))
@@ -245,7 +246,8 @@ class Threads:
             self.store.thread_delete(_record_key(owner, sid))
             self.store.thread_delete(f"{owner}/index/{_entry(updated, sid)}")
             self.store.thread_delete_folder(f"{owner}/chunks/{sid}/")
-        _CACHE.pop((id(self.store), owner, sid), None)
+        with _CACHE_LOCK:
+            _CACHE.pop((id(self.store), owner, sid), None)
         self.store.remove(thread_id, principal)
         return True
 
@@ -320,7 +322,7 @@ def _common_prefix(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]])
 
 
 _CACHE: OrderedDict[tuple[int, str, str], tuple[tuple[str, ...], list[dict[str, Any]]]] = OrderedDict()
-CACHED_THREADS = 256  # threads whose messages a process keeps (by chunk names: a thread changed elsewhere rereads)
+CACHED_THREADS = 64  # threads whose messages a process keeps (by chunk names: a thread changed elsewhere rereads)
 _CACHE_LOCK = threading.Lock()
 
 
