@@ -374,3 +374,36 @@ async def test_a_summary_is_kept_with_the_thread_and_replaces_what_it_summarized
     assert seen[-1][0].startswith("SUMMARY"), f"the next run's model reads the kept summary first: {seen[-1]}"
     assert [len(texts) for texts in seen] == [1, 3, 5, 7, 9, 7, 9, 7], "summarized at 11, then read from the thread"
     assert len(summaries) == 2, f"one summary per overflow, not one per run from the whole thread: {summaries}"
+
+
+@pytest.mark.parametrize("window", [1, 4, 9, 40])
+def test_the_tail_a_window_keeps_is_the_window_of_the_whole_thread(window: int) -> None:
+    """A sliding window's run converts only the thread's tail (issue 30: CPU per run), with the same result."""
+    from strands.agent.conversation_manager import SlidingWindowConversationManager
+
+    from strands_agui.runtime.conversation import conversation
+    from strands_agui.runtime.threads import tail_history
+
+    messages: list[dict[str, Any]] = []
+    for i in range(30):
+        messages.append({"id": f"u{i}", "role": "user", "content": f"ask {i}"})
+        if i % 3 == 0:
+            call = {"id": f"c{i}", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+            messages.append({"id": f"a{i}", "role": "assistant", "content": "calling", "toolCalls": [call]})
+            if i % 2 == 0:
+                messages.append({"id": f"t{i}", "role": "tool", "toolCallId": f"c{i}", "content": "sunny"})
+            messages.append({"id": f"b{i}", "role": "assistant", "content": f"answer {i}"})
+        elif i % 3 == 1:
+            messages.append({"id": f"a{i}", "role": "assistant", "content": f"answer {i}"})
+        # i % 3 == 2: two user messages in a row (merged by the conversion)
+    messages.append({"id": "new", "role": "user", "content": "the new turn"})
+    data = RunAgentInput.model_validate(body("t", *messages))
+
+    def windowed(history: list[Any]) -> list[Any]:
+        agent = Agent(messages=history, callback_handler=None,
+                      conversation_manager=SlidingWindowConversationManager(window_size=window))
+        agent.conversation_manager.apply_management(agent)
+        return agent.messages
+
+    assert windowed(tail_history(data, window)) == windowed(conversation(data).history)
+    assert len(tail_history(data, 4)) < len(conversation(data).history) / 3, "only the tail was converted"

@@ -128,7 +128,9 @@ class StrandsAgent:
             except RunRefused as exc:
                 refused = refused or exc
             pause = ThreadPause(store, input_data, stack, principal, provided)
-            pause.on_agent = server.window if threads is not None else None
+            if threads is not None:
+                pause.on_agent = server.window
+                pause.history_of = server.history_for(getattr(self.strands_agent, "conversation_manager", None))
 
             def opened(prompt: Prompt) -> Opened:
                 if refused is not None:

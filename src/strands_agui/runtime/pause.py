@@ -63,6 +63,7 @@ class ThreadPause:
         self.tools: set[str] | None = None  # the names the run may use (runtime/tool_selection.py)
         self.provided = provided  # the thread's own session (config.session_manager_provider), attached first
         self.on_agent: Callable[[Agent], None] | None = None  # shapes a new run's agent (a server-side thread's)
+        self.history_of: Callable[[RunAgentInput], list[Any]] | None = None  # its history (None: the whole)
 
     def open(self, source: AgentSource, config: StrandsAgentConfig, prompt: Any,
              tools: set[str] | None = None) -> tuple[Agent | MultiAgentBase | None, Any]:
@@ -77,7 +78,8 @@ class ThreadPause:
             if self.store.paused_at(self.thread, self.principal) is not None:
                 with self.store.hold(self.thread, self.principal):
                     self.store.remove(self.thread, self.principal)
-        runner = self.runner = build_run_agent(source, self.input, conversation(self.input).history)
+        history = self.history_of(self.input) if self.history_of is not None else conversation(self.input).history
+        runner = self.runner = build_run_agent(source, self.input, history)
         if self.on_agent is not None and isinstance(runner, Agent):
             self.on_agent(runner)
         narrow_tools(runner, self.tools, self.input)

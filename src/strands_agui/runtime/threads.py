@@ -32,17 +32,19 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ag_ui.core import BaseEvent, MessagesSnapshotEvent, RunAgentInput
+from ag_ui.core import AssistantMessage, BaseEvent, MessagesSnapshotEvent, RunAgentInput, UserMessage
 from pydantic import BaseModel
 from strands import Agent
+from strands.agent.conversation_manager import SlidingWindowConversationManager
 from strands.types.exceptions import SessionException
 
 from ..core.translator import Translator
 from ..errors import RunFailure
+from .conversation import conversation
 from .pause import store_errors
 from .sessions import SessionStore, session_id
 
@@ -454,6 +456,29 @@ def threads_enabled(setting: bool | None) -> bool:
     return os.environ.get(THREADS_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def tail_history(input_data: RunAgentInput, window: int) -> list[Any]:
+    """The Strands history of ``input_data`` as a sliding window of ``window`` messages leaves it, built from the
+    thread's tail only: from a user message that follows an assistant message without tool calls (where the
+    conversion of the whole thread neither merges nor answers across), the last such boundary that leaves more
+    than ``window + 2`` Strands messages (three tries, then the whole thread). The window is then applied to it
+    as to the whole (``ServerThread.window``): it trims from the end, so the result is the same."""
+    messages = input_data.messages
+    prompt = 1 if messages and isinstance(messages[-1], UserMessage) else 0
+    needed, tries = window + 2, 3
+    for start in range(len(messages) - prompt - 1, 0, -1):
+        if len(messages) - prompt - start < 2 * needed:
+            continue  # too short for the window yet (the conversion merges a turn's messages)
+        before, first = messages[start - 1], messages[start]
+        if isinstance(first, UserMessage) and isinstance(before, AssistantMessage) and not before.tool_calls:
+            tail = conversation(input_data.model_copy(update={"messages": messages[start:]})).history
+            tries -= 1
+            if len(tail) > needed:
+                return tail
+            if not tries:
+                break
+    return conversation(input_data).history
+
+
 class ServerThread:
     """One run's view of its server-side thread: the merged input before, the thread kept after (before the
     terminal event, as a pause is). Inert when ``threads`` is None (threads off). ``stack`` holds the thread for
@@ -509,6 +534,16 @@ class ServerThread:
                     return False
             return True
         return self.messages == [as_json(m) for m in self.sent.messages]
+
+    def history_for(self, manager: Any) -> Callable[[RunAgentInput], list[Any]] | None:
+        """How the run's Strands history is built: for a template whose manager is exactly Strands'
+        ``SlidingWindowConversationManager`` (trimming at the start of each call: ``per_turn`` off), and no kept
+        summary, only the thread's tail that the window can keep (``tail_history``); else the whole (None)."""
+        if type(manager) is not SlidingWindowConversationManager or manager.per_turn is not False or \
+                (self.stored is not None and self.stored.conversation):
+            return None
+        size = int(manager.window_size)
+        return lambda input_data: tail_history(input_data, size)
 
     def window(self, agent: Agent) -> None:
         """The run's agent, built with the thread's whole history, given what its conversation manager keeps: the
