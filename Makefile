@@ -153,11 +153,13 @@ bench-deps: $(BENCH_STAMP)
 # server's settings for all parts, e.g. SERVER_ARGS='--endpoint coalesce_seconds=0' (bench/http.py: keywords)
 OPEN_ARGS ?=
 SERVER_ARGS ?=
+THREADS_ARGS ?=
 bench: deps bench-deps
 	$(PYTHON) -m bench.http $(SERVER_ARGS) $(ARGS)
 	$(PYTHON) -m bench.openloop $(SERVER_ARGS) $(OPEN_ARGS)
 	$(PYTHON) -m bench.overhead
 	$(PYTHON) -m bench.resumable
+	$(PYTHON) -m bench.threads --s3 $(THREADS_ARGS)
 
 bench-profile: deps bench-deps
 	$(PYTHON) -m bench.profile $(SERVER_ARGS) $(ARGS)

@@ -90,3 +90,14 @@ def test_the_targets_compare_ours_to_the_floor_of_the_same_bench() -> None:
         "target: ours' run p99 at 150 runs/s infx the floor's (<= 1.25x): NOT met",
     ]
     assert verdicts({(50.0, "ours"): lean}) == []
+
+
+def test_the_threads_bench_measures_flat_wire_and_storage_bytes_with_threads_on(tmp_path: object) -> None:
+    """``bench/threads.py`` (issue 30) at two small sizes: with threads on and the client's marker, a run's wire
+    and storage bytes do not grow with the thread; threads off, the client's request does (not measured here)."""
+    from bench.threads import threaded
+    from strands_agui import FileSessions
+
+    small, large = threaded(FileSessions(f"{tmp_path}/a"), 4)(), threaded(FileSessions(f"{tmp_path}/b"), 200)()
+    assert small[0] > 0 and abs(small[0] - large[0]) < 100, (small, large)
+    assert 0 < large[1] < 3 * small[1], (small, large)

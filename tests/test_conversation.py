@@ -175,3 +175,31 @@ async def test_each_run_carries_the_templates_hooks_tools_prompt_and_state() -> 
     assert agents[0] is not agents[1] and template not in agents
     assert all(a.system_prompt == "Be terse." and a.state.get() == {"tenant": "acme"} for a in agents)
     assert template.messages == []
+
+
+CALL = {"id": "c9", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+
+
+@pytest.mark.parametrize("messages", [
+    [],
+    [{"id": "u1", "role": "user", "content": "hi"}],
+    [{"id": "u1", "role": "user", "content": ""}],
+    [{"id": "u1", "role": "user", "content": "hi"}, {"id": "a1", "role": "assistant", "content": "hello"}],
+    [{"id": "u1", "role": "user", "content": "hi"}, {"id": "a1", "role": "assistant", "toolCalls": [CALL]}],
+    [{"id": "u1", "role": "user", "content": "hi"}, {"id": "a1", "role": "assistant", "toolCalls": [CALL]},
+     {"id": "t1", "role": "tool", "toolCallId": "c9", "content": "sunny"}],
+    [{"id": "a1", "role": "assistant", "toolCalls": [CALL]}, {"id": "u1", "role": "user", "content": "next"}],
+    [{"id": "u1", "role": "user", "content": "hi"}, {"id": "a1", "role": "assistant", "content": ""},
+     {"id": "s1", "role": "system", "content": "x"}],
+    [{"id": "u1", "role": "user", "content": "hi"}, {"id": "a1", "role": "assistant", "content": "a"},
+     {"id": "u2", "role": "user", "content": [{"type": "text", "text": "parts"}]}, {"id": "d", "role": "developer",
+                                                                                  "content": "ignored"}],
+])
+def test_the_last_turn_is_the_conversations_end_without_converting_the_thread(messages: list[Any]) -> None:
+    """``last_turn`` (what a run reads to choose its prompt, issue 30: not O(thread)) agrees with ``conversation``."""
+    from strands_agui.runtime.conversation import last_turn
+
+    data = run_input(messages=messages)
+    whole, last = conversation(data), last_turn(data)
+    assert (last.prompt, last.prompt_text) == (whole.prompt, whole.prompt_text)
+    assert [m["role"] for m in last.history] == [m["role"] for m in whole.history[-1:]]

@@ -37,7 +37,8 @@ ERROR_CODES: dict[str, str] = {
     "RESUME_INVALID": "A resume answer does not match its interrupt's responseSchema, a resolved entry has no "
     "payload, one interrupt is answered twice, or the resume carries a new user message.",
     "INTERRUPT_EXPIRED": "The paused run is older than the session store's retention; its state was removed.",
-    "THREAD_BUSY": "Another run holds this paused thread (a concurrent resume); nothing was changed.",
+    "THREAD_BUSY": "Another run holds this paused thread (a concurrent resume), or this server-side thread (a "
+                   "concurrent run); nothing was changed.",
     "SESSION_ERROR": "The session store could not read or write the thread's pause state or server-side thread "
     "(at the run's start, taking its lease, restoring a pause, Strands' own session writes during the run, or "
     "keeping the pause and thread after it; an S3 store that times out answers within its documented bound), or "

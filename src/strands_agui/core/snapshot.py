@@ -72,6 +72,9 @@ class ClientMessages:
         right after its assistant message: a new message instead of a resume abandons those calls, and the client
         is shown so. True when any was added (idempotent)."""
         answered = {getattr(m, "tool_call_id", None) for m in self._input if getattr(m, "role", None) == "tool"}
+        if all(call.id in answered for m in self._input if getattr(m, "role", None) == "assistant"
+               for call in getattr(m, "tool_calls", None) or ()):
+            return False  # the common case, without copying the thread
         out: list[Any] = []
         for message in self._input:
             out.append(message)

@@ -119,12 +119,15 @@ class StrandsAgent:
             recorder.annotate(**{CONFIG_KEY: reference})  # what `strands-agui replay` replays it with
         threads, store = self.thread_store(), self.sessions or default_store()
         offload = store.blocking or (threads is not None and threads.store.blocking)
-        server = ServerThread(threads, input_data, principal)
-        planned = await planning.prepare(
-            self.config, self.strands_agent, input_data, request=request, invocation_state=invocation_state,
-            principal=principal, thread=server if threads is not None else None, offload=in_thread if offload else None)
-        with ExitStack() as stack:  # holds a paused thread for the whole run
+        with ExitStack() as stack:  # holds a server-side thread, and a paused thread, for the whole run
+            server = ServerThread(threads, input_data, principal, stack)
+            planned = await planning.prepare(
+                self.config, self.strands_agent, input_data, request=request, invocation_state=invocation_state,
+                principal=principal, thread=server if threads is not None else None,
+                offload=in_thread if offload else None)
             pause = ThreadPause(store, planned, stack, principal)
+            if threads is not None:
+                pause.on_agent = server.window
 
             def opened() -> Opened:
                 if planned.refused is not None:

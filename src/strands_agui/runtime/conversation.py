@@ -53,16 +53,42 @@ class Conversation:
     prompt_text: str
 
 
+_TURNS = (UserMessage, AssistantMessage, ToolMessage, ReasoningMessage)
+
+
 def conversation(input_data: RunAgentInput) -> Conversation:
     """Split the input into history and prompt (see the module docstring)."""
-    messages = [m for m in input_data.messages
-                if isinstance(m, UserMessage | AssistantMessage | ToolMessage | ReasoningMessage)]
+    messages = [m for m in input_data.messages if isinstance(m, _TURNS)]
     if messages and isinstance(messages[-1], UserMessage):
         blocks = user_blocks(messages[-1])
         return Conversation(to_strands(messages[:-1]), blocks, _text(blocks))
     if not messages:
         return Conversation([], None, "")
     return Conversation(to_strands(messages), None, "")
+
+
+def last_turn(input_data: RunAgentInput) -> Conversation:
+    """``conversation(input_data)`` with only the last message of its history (what its role is decides whether a
+    run continues from tool results): the cost of the input's last messages, not of the whole thread."""
+    messages = input_data.messages
+    end = len(messages)
+    while end and not isinstance(messages[end - 1], _TURNS):
+        end -= 1
+    final = messages[end - 1] if end else None
+    if isinstance(final, UserMessage):
+        blocks = user_blocks(final)
+        end -= 1
+        prompt: list[dict[str, Any]] | None = blocks
+    else:
+        prompt, blocks = None, []
+    for message in reversed(messages[:end]):
+        if not isinstance(message, _TURNS):
+            continue
+        role, content = _convert(message)
+        if content:  # an assistant turn ending in tool calls is answered (``_answer_dangling_tool_uses``): a user one
+            last = "user" if role == "assistant" and any("toolUse" in b for b in content) else role
+            return Conversation([{"role": last, "content": content}], prompt, _text(blocks) if prompt else "")
+    return Conversation([], prompt, _text(blocks) if prompt else "")
 
 
 def to_strands(messages: Sequence[Message]) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ leaves in the session store when Strands is done.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -59,6 +59,7 @@ class ThreadPause:
         self.runner: Agent | MultiAgentBase | None = None
         self.resuming = plan.resumes
         self.resumed_nodes: dict[str, list[str]] = {}  # Swarm/Graph node id -> the parked calls it continues
+        self.on_agent: Callable[[Agent], None] | None = None  # shapes a new run's agent (a server-side thread's)
 
     def open(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent | MultiAgentBase | None, Any]:
         """The run's Strands agent (or Swarm/Graph) and what to stream it with (no agent: a resume that only
@@ -71,6 +72,8 @@ class ThreadPause:
                 with self.store.hold(self.thread, self.principal):
                     self.store.remove(self.thread, self.principal)
         runner = self.runner = self._build(source, list(self.plan.history))
+        if self.on_agent is not None and isinstance(runner, Agent):
+            self.on_agent(runner)
         prompt = self.plan.prompt_blocks()
         if isinstance(runner, MultiAgentBase):
             return runner, task_of(prompt, "Hello")

@@ -28,7 +28,7 @@ from ..core.translator import hook_failed
 from ..errors import RunRefused
 from .agents import AgentSource
 from .approval import gated_tools, with_edited_arguments
-from .conversation import conversation
+from .conversation import conversation, last_turn
 from .invocation import invocation_state as resolve_invocation_state
 from .multiagent import paused_history
 from .session_provider import provided_session_manager
@@ -54,26 +54,35 @@ async def prepare(config: StrandsAgentConfig, source: AgentSource, input_data: R
         session = await provided_session_manager(config, input_data, principal)
     except RunRefused as exc:
         refused, state, tools, session = exc, {}, None, None
-    merged, snapshots = input_data, []
+    merged, snapshots, history_of = input_data, [], None
     if thread is not None:
         try:
-            merged, snapshots = await offload(thread.open) if offload is not None else thread.open()
+            merged = await offload(thread.open) if offload is not None else thread.open()
         except RunRefused as exc:
             refused = refused or exc
+        else:
+            snapshots = thread.announce()
+            history_of = thread.history_for(getattr(source, "conversation_manager", None))
     return plan(config, source, merged, thread=snapshots, tools=tools, session=session, invocation_state=state,
-                refused=refused)
+                refused=refused, history_of=history_of)
 
 
 def plan(config: StrandsAgentConfig, source: AgentSource, input_data: RunAgentInput, *,
          thread: list[BaseEvent] | tuple[BaseEvent, ...] = (), tools: set[str] | None = None, session: Any = None,
-         invocation_state: Mapping[str, Any] | None = None, refused: RunRefused | None = None) -> RunPlan:
-    """The plan of a run of ``input_data`` (the pass's last step; a replay's whole plan)."""
+         invocation_state: Mapping[str, Any] | None = None, refused: RunRefused | None = None,
+         history_of: Callable[[RunAgentInput], list[Any]] | None = None) -> RunPlan:
+    """The plan of a run of ``input_data`` (the pass's last step; a replay's whole plan). ``history_of`` builds
+    the Strands history (a server-side thread's window, ``ServerThread.history_for``; None: the whole)."""
     data = with_edited_arguments(input_data, source)  # the history shows the arguments that run
     parked = parked_calls(data)
-    turn = conversation(data)
     if parked is not None and isinstance(source, MultiAgentBase):
+        turn = conversation(data)
         history = paused_history(data)  # a Swarm/Graph resumes from the conversation its paused run started from
+    elif history_of is not None:
+        turn = last_turn(data)  # the prompt reads the last turn only, not the whole thread again
+        history = history_of(data)
     else:
+        turn = conversation(data)
         history = turn.history
     prompt, notes = _prompt(config, data, turn)
     return RunPlan(

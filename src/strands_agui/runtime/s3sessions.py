@@ -237,6 +237,19 @@ class S3Sessions(SessionStore):
                 if keys:
                     self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": keys})
 
+    @contextlib.contextmanager
+    def thread_hold(self, key: str) -> Iterator[None]:
+        """A lease on ``threads/<key>.json`` (as a paused thread's: renewed while held, taken over once its holder
+        stopped renewing it for ``lease_seconds``)."""
+        lease = Lease(self.client, self.bucket, self._thread_key(f"{key}.json"), self.lease_seconds,
+                      busy="another run is on this thread")
+        with self.errors():
+            lease.acquire()
+        try:
+            yield
+        finally:
+            lease.release()
+
     def _key(self, *parts: str) -> str:
         return "/".join((self.prefix, *parts) if self.prefix else parts)
 
@@ -340,8 +353,9 @@ class S3Sessions(SessionStore):
 class Lease:
     """An exclusive, expiring hold on one S3 key (see the module docstring); renewed in a thread while held."""
 
-    def __init__(self, client: Any, bucket: str, key: str, seconds: float) -> None:
-        self.client, self.bucket, self.key, self.seconds = client, bucket, key, seconds
+    def __init__(self, client: Any, bucket: str, key: str, seconds: float,
+                 busy: str = "another run is resuming this thread") -> None:
+        self.client, self.bucket, self.key, self.seconds, self.busy = client, bucket, key, seconds, busy
         self.etag: str | None = None
         self.stopped = threading.Event()
         self.renewer: threading.Thread | None = None
@@ -362,7 +376,7 @@ class Lease:
         self.renewer.start()
 
     def _take_over(self) -> None:
-        busy = RunRefused("THREAD_BUSY", "another run is resuming this thread")
+        busy = RunRefused("THREAD_BUSY", self.busy)
         try:
             answer = self.client.get_object(Bucket=self.bucket, Key=self.key)
         except ClientError as exc:

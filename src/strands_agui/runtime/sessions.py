@@ -30,6 +30,7 @@ import math
 import os
 import re
 import shutil
+import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -49,6 +50,11 @@ STAGING_SECONDS = 3600.0  # a staging directory this old was left by a crashed w
 SESSIONS_ENV = "STRANDS_AGUI_SESSIONS"
 RETENTION_ENV = "STRANDS_AGUI_PAUSE_RETENTION"
 DEFAULT_DIRECTORY = Path.home() / ".strands" / "sessions"
+
+
+_THREAD_BUSY = "another run is on this thread"
+_LOCAL_LOCKS: set[str] = set()
+_LOCAL_LOCKS_GUARD = threading.Lock()
 
 
 def session_id(thread_id: str, principal: str | None = None) -> str:
@@ -127,6 +133,20 @@ class SessionStore(ABC):
         """Remove every object under ``folder``."""
         raise NotImplementedError(f"{type(self).__name__} keeps no server-side threads")
 
+    @contextlib.contextmanager
+    def thread_hold(self, key: str) -> Iterator[None]:
+        """Hold the lock ``key`` for one run on a server-side thread, or raise ``RunRefused("THREAD_BUSY")``
+        while another run holds it. This default holds it within this process only."""
+        with _LOCAL_LOCKS_GUARD:
+            if key in _LOCAL_LOCKS:
+                raise RunRefused("THREAD_BUSY", _THREAD_BUSY)
+            _LOCAL_LOCKS.add(key)
+        try:
+            yield
+        finally:
+            with _LOCAL_LOCKS_GUARD:
+                _LOCAL_LOCKS.discard(key)
+
     def refresh(self, thread_id: str, principal: str | None = None) -> None:  # noqa: B027 - optional
         """A resumed run paused again: its retention starts over (the state itself is already stored)."""
 
@@ -179,6 +199,22 @@ class FileSessions(SessionStore):
 
     def thread_delete_folder(self, folder: str) -> None:
         shutil.rmtree(self._thread_path(folder), ignore_errors=True)
+
+    @contextlib.contextmanager
+    def thread_hold(self, key: str) -> Iterator[None]:
+        """``flock`` of the file ``key`` (every worker on this disk sees it; the kernel drops it with a dead
+        worker)."""
+        path = self._thread_path(key)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise RunRefused("THREAD_BUSY", _THREAD_BUSY) from None
+            yield
+        finally:
+            os.close(fd)
 
     def _path(self, thread_id: str, principal: str | None = None) -> Path:
         return self.directory / f"session_{session_id(thread_id, principal)}"

@@ -14,8 +14,10 @@ order; a stored message the client sent changed, or left out, keeps its stored f
 ``MESSAGES_SNAPSHOT`` of those messages, so the client holds what the server holds. Branching is explicit: a
 request with ``parentRunId`` whose history ends before the stored one (regenerate: the last assistant turn
 dropped; edit: an earlier user message changed) replaces the stored thread from the first message that differs.
-State: the client's, when it sends one; else the stored one. Two runs at once on one thread (not paused: a
-paused one is held) each keep what they ended with; the later to finish is the thread.
+State: the client's, when it sends one; else the stored one. A run holds its thread (``Threads.hold``): a second
+run on it at once is ``THREAD_BUSY``. A client that holds the thread says so (``forwardedProps.strandsAgui.holds``,
+:func:`held_marker`) and gets no snapshot of it. The messages are kept in chunks of ``CHUNK`` (``Threads.keep``):
+a run writes the chunks it changed and the record naming them, whatever the thread's length.
 """
 
 from __future__ import annotations
@@ -23,23 +25,35 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
+import threading
 import time
-from collections.abc import Sequence
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ag_ui.core import BaseEvent, MessagesSnapshotEvent, RunAgentInput
+from ag_ui.core import AssistantMessage, BaseEvent, MessagesSnapshotEvent, RunAgentInput, UserMessage
 from pydantic import BaseModel
+from strands import Agent
+from strands.agent.conversation_manager import SlidingWindowConversationManager
 from strands.types.exceptions import SessionException
 
 from ..core.translator import Translator
 from ..errors import RunFailure
+from .conversation import conversation
 from .pause import store_errors
 from .sessions import SessionStore, session_id
 
+logger = logging.getLogger(__name__)
 AGENT_ID = "agui"
+LAYOUT = 2  # a record naming its chunks (layout 1, 0.2: the messages inside the record)
+CHUNK = 32  # messages per chunk object: what a run that appends rewrites at most, besides its own messages
+DEFAULT_MESSAGES = 50  # a page of messages when ``before`` comes without ``limit``
+MAX_MESSAGES = 500
 TITLE_CHARS = 80
 DEFAULT_PAGE = 20
 MAX_PAGE = 100
@@ -56,15 +70,38 @@ class StoredThread:
     interrupts: list[dict[str, Any]] = field(default_factory=list)
     title: str = ""
     updated: float = 0.0
+    chunks: list[str] = field(default_factory=list)  # the tokens of its chunk objects (layout 2), in order
+    count: int = 0  # how many messages it holds (its record says so before its chunks are read)
+    last: str | None = None  # the id of its last message
+    legacy: bool = False  # read from 0.1.0's layout (a Strands session)
+    conversation: dict[str, Any] | None = None  # a conversation manager's summary (``ServerThread.window``)
 
     def summary(self) -> dict[str, Any]:
         """What a thread list shows."""
         return {"threadId": self.thread_id, "title": self.title, "updated": _iso(self.updated),
                 "pendingInterrupts": self.interrupts}
 
-    def view(self) -> dict[str, Any]:
-        """What a page needs to restore the thread."""
-        return {**self.summary(), "messages": self.messages, "state": self.state}
+    def marker(self) -> dict[str, Any]:
+        """What a client holding this thread sends as ``forwardedProps.strandsAgui.holds`` (``HOLDS``)."""
+        last = self.messages[-1].get("id") if self.messages else self.last
+        return {"lastMessageId": last, "messages": len(self.messages) if self.messages else self.count}
+
+    def view(self, before: str | None = None, limit: int | None = None) -> dict[str, Any]:
+        """What a page needs to restore the thread: every message, or with ``limit`` the last ``limit`` before
+        the message ``before`` (None: the end) and ``nextBefore``, the id to ask before for the page preceding it
+        (None: none). Raises ``ValueError`` naming ``before`` when the thread holds no such message."""
+        messages, earlier = self.messages, None
+        if before is not None or limit is not None:
+            end = len(messages)
+            if before is not None:
+                end = next((i for i, m in enumerate(messages) if m.get("id") == before), -1)
+                if end < 0:
+                    raise ValueError(f"before: the thread holds no message {before[:80]!r} (pass a message id "
+                                     "of this thread, e.g. the nextBefore of the page before)")
+            start = max(0, end - (limit or DEFAULT_MESSAGES))
+            messages, earlier = messages[start:end], (messages[start].get("id") if start > 0 else None)
+        return {**self.summary(), "messages": messages, "state": self.state, "nextBefore": earlier,
+                "holds": self.marker()}
 
 
 def as_json(message: Any) -> dict[str, Any]:
@@ -79,8 +116,12 @@ class Threads:
 
     Layout, under the store's ``threads/`` (a folder per principal, so listing reads the caller's only):
 
-    * ``<owner>/records/<session id>.json``: the thread (``owner``: ``anonymous``, or ``u-`` and a digest of the
-      principal; the session id is ``session_id(thread_id, principal)``);
+    * ``<owner>/records/<session id>.json``: the thread's record (``owner``: ``anonymous``, or ``u-`` and a digest
+      of the principal; the session id is ``session_id(thread_id, principal)``): all but its messages, their
+      count and the tokens of its chunks; a record of layout 1 (0.2) holds the messages itself;
+    * ``<owner>/chunks/<session id>/<index>-<token>.json``: ``CHUNK`` messages each, never rewritten under a name
+      (a keep writes changed chunks under new tokens, publishes the record, then removes the replaced ones);
+    * ``<owner>/locks/<session id>``: the hold of the run on the thread (``SessionStore.thread_hold``);
     * ``<owner>/index/<entry>``: one empty object per thread, named ``<16 digits>-<session id>`` where the digits
       fall as the thread's ``updated`` (microseconds) grows, so the folder's own order is "most recently updated
       first". ``keep`` adds the new entry, then writes the record, then removes the old entry: an entry whose
@@ -98,47 +139,117 @@ class Threads:
         found = self._record(thread_id, principal)
         return found[0] if found is not None else None
 
-    def _record(self, thread_id: str, principal: str | None) -> tuple[StoredThread, bool] | None:
-        """The thread and whether it is still in the old layout (None: the principal has no such thread)."""
+    def hold(self, thread_id: str, principal: str | None) -> contextlib.AbstractContextManager[None]:
+        """The thread held for one run: a second run on it at once is ``RunRefused("THREAD_BUSY")``."""
         sid = session_id(thread_id, principal)
-        data = self.store.thread_read(_record_key(owner_of(principal), sid))
-        if data is not None:
-            return _thread(data), False
+        return self.store.thread_hold(f"{owner_of(principal)}/locks/{sid}")
+
+    def _record(self, thread_id: str, principal: str | None) -> tuple[StoredThread, bool] | None:
+        """The thread with its messages and whether it is still in the old layout (None: the principal has no
+        such thread). A chunk removed under a reader (a keep published a newer record meanwhile) rereads."""
+        sid = session_id(thread_id, principal)
+        owner = owner_of(principal)
+        for _attempt in range(3):
+            data = self.store.thread_read(_record_key(owner, sid))
+            if data is None:
+                break
+            thread = _thread(data)
+            if not thread.chunks:
+                return thread, False
+            messages = self._messages(owner, sid, thread)
+            if messages is not None:
+                thread.messages = messages
+                return thread, False
+        else:
+            raise SessionException(f"the thread {sid}'s chunks kept changing while it was read")
         legacy = self.store.thread_read(f"session_{sid}/agents/agent_{AGENT_ID}/agent.json")
         if legacy is None:
             return None
         return _thread(legacy, legacy=True), True
 
-    def keep(self, thread: StoredThread) -> None:
+    def _messages(self, owner: str, sid: str, thread: StoredThread) -> list[dict[str, Any]] | None:
+        """The thread's messages from its chunks (None: one is gone), or from this process' cache of the thread
+        when its record names the same chunks (chunk names are never reused: same names, same messages)."""
+        key = (id(self.store), owner, sid)
+        tag = tuple(thread.chunks)
+        with _CACHE_LOCK:
+            cached = _CACHE.get(key)
+            if cached is not None and cached[0] == tag:
+                _CACHE.move_to_end(key)
+                return list(cached[1])
+        messages: list[dict[str, Any]] = []
+        for index, token in enumerate(thread.chunks):
+            data = self.store.thread_read(_chunk_key(owner, sid, index, token))
+            if data is None:
+                return None
+            try:
+                messages.extend(json.loads(data))
+            except ValueError as exc:
+                raise SessionException(f"a stored thread chunk is corrupt: {exc}") from exc
+        del messages[thread.count:]
+        _remember(key, tag, messages)
+        return list(messages)
+
+    def keep(self, thread: StoredThread, before: StoredThread | None | bool = True) -> None:
+        """Store ``thread``; ``before``: what the store held (as loaded at the run's start, under its hold;
+        ``True``: read it now). Writes the chunks from the first one whose messages changed (a run that appends
+        rewrites the last chunk and adds the next, whatever the thread's length), then the index entry, then the
+        record naming the chunks (the one publishing write: a reader sees the old thread or the new, never a
+        mix), then removes the old entry and the chunks the new record no longer names."""
         owner, sid = owner_of(thread.principal), session_id(thread.thread_id, thread.principal)
-        before = self._record(thread.thread_id, thread.principal)
+        if before is True:
+            found = self._record(thread.thread_id, thread.principal)
+            previous, legacy = found if found is not None else (None, False)
+        else:
+            previous = before if isinstance(before, StoredThread) else None
+            legacy = previous is not None and previous.legacy
         now = round(time.time(), 6)
-        thread.updated = max(now, before[0].updated + 1e-6) if before is not None else now
+        thread.updated = max(now, previous.updated + 1e-6) if previous is not None else now
         thread.title = thread.title or _title(thread.messages)
-        record = {"threadId": thread.thread_id, "principal": thread.principal, "messages": thread.messages,
-                  "state": thread.state, "interrupts": thread.interrupts, "title": thread.title,
-                  "updated": thread.updated}
+        old_chunks = previous.chunks if previous is not None else []
+        first = _common_prefix(previous.messages, thread.messages) // CHUNK if old_chunks and previous else 0
+        first = min(first, len(old_chunks))
+        chunks = old_chunks[:first]
+        for index in range(first, -(-len(thread.messages) // CHUNK)):
+            token = uuid.uuid4().hex[:12]
+            body = json.dumps(thread.messages[index * CHUNK:(index + 1) * CHUNK]).encode()
+            self.store.thread_write(_chunk_key(owner, sid, index, token), body)
+            chunks.append(token)
+        thread.chunks, thread.count = chunks, len(thread.messages)
+        thread.last = thread.messages[-1].get("id") if thread.messages else None
+        record = {"threadId": thread.thread_id, "principal": thread.principal, "state": thread.state,
+                  "interrupts": thread.interrupts, "title": thread.title, "updated": thread.updated,
+                  "layout": LAYOUT, "chunks": chunks, "count": thread.count, "last": thread.last,
+                  **({"conversation": thread.conversation} if thread.conversation else {})}
         entry = _entry(thread.updated, sid)
         self.store.thread_write(f"{owner}/index/{entry}", b"")
         self.store.thread_write(_record_key(owner, sid), json.dumps(record).encode())
-        if before is not None:
-            old, legacy = before
+        _remember((id(self.store), owner, sid), tuple(chunks), thread.messages)
+        if previous is not None:
             if legacy:
                 self.store.thread_delete_folder(f"session_{sid}/")
-            elif _entry(old.updated, sid) != entry:
-                self.store.thread_delete(f"{owner}/index/{_entry(old.updated, sid)}")
+            elif _entry(previous.updated, sid) != entry:
+                self.store.thread_delete(f"{owner}/index/{_entry(previous.updated, sid)}")
+            for index, token in enumerate(old_chunks):
+                if index >= first:
+                    with contextlib.suppress(OSError, SessionException):
+                        self.store.thread_delete(_chunk_key(owner, sid, index, token))
 
     def delete(self, thread_id: str, principal: str | None) -> bool:
         """Forget the thread (and its pause); False when the principal has no such thread."""
-        found = self._record(thread_id, principal)
-        if found is None:
-            return False
         owner, sid = owner_of(principal), session_id(thread_id, principal)
-        if found[1]:
+        data = self.store.thread_read(_record_key(owner, sid))
+        if data is None:
+            if self.store.thread_read(f"session_{sid}/agents/agent_{AGENT_ID}/agent.json") is None:
+                return False
             self.store.thread_delete_folder(f"session_{sid}/")
         else:
+            updated = _thread(data).updated
             self.store.thread_delete(_record_key(owner, sid))
-            self.store.thread_delete(f"{owner}/index/{_entry(found[0].updated, sid)}")
+            self.store.thread_delete(f"{owner}/index/{_entry(updated, sid)}")
+            self.store.thread_delete_folder(f"{owner}/chunks/{sid}/")
+        with _CACHE_LOCK:
+            _CACHE.pop((id(self.store), owner, sid), None)
         self.store.remove(thread_id, principal)
         return True
 
@@ -199,6 +310,32 @@ def _record_key(owner: str, sid: str) -> str:
     return f"{owner}/records/{sid}.json"
 
 
+def _chunk_key(owner: str, sid: str, index: int, token: str) -> str:
+    return f"{owner}/chunks/{sid}/{index:06d}-{token}.json"
+
+
+def _common_prefix(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> int:
+    """How many leading messages ``new`` shares with ``old`` (the same dict object is the same message: a run's
+    messages reuse the stored ones they came from, so this is mostly identity checks)."""
+    for index, (was, now) in enumerate(zip(old, new, strict=False)):
+        if was is not now and was != now:
+            return index
+    return min(len(old), len(new))
+
+
+_CACHE: OrderedDict[tuple[int, str, str], tuple[tuple[str, ...], list[dict[str, Any]]]] = OrderedDict()
+CACHED_THREADS = 64  # threads whose messages a process keeps (by chunk names: a thread changed elsewhere rereads)
+_CACHE_LOCK = threading.Lock()
+
+
+def _remember(key: tuple[int, str, str], tag: tuple[str, ...], messages: list[dict[str, Any]]) -> None:
+    with _CACHE_LOCK:
+        _CACHE[key] = (tag, list(messages))
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > CACHED_THREADS:
+            _CACHE.popitem(last=False)
+
+
 def _entry(updated: float, sid: str) -> str:
     return f"{_ENTRY_CLOCK - round(updated * 1e6):016d}-{sid}"
 
@@ -209,28 +346,73 @@ def _thread(data: bytes, *, legacy: bool = False) -> StoredThread:
         kept = json.loads(data)
         if legacy:
             kept = kept["state"]
-        return StoredThread(str(kept["threadId"]), kept.get("principal"), kept.get("messages") or [],
-                            kept.get("state"), kept.get("interrupts") or [], kept.get("title") or "",
-                            float(kept.get("updated") or 0))
+        messages = kept.get("messages") or []
+        thread = StoredThread(str(kept["threadId"]), kept.get("principal"), messages,
+                              kept.get("state"), kept.get("interrupts") or [], kept.get("title") or "",
+                              float(kept.get("updated") or 0), [str(c) for c in kept.get("chunks") or ()],
+                              int(kept.get("count") or len(messages)), kept.get("last"))
+        thread.legacy = legacy
+        conversation = kept.get("conversation")
+        if isinstance(conversation, dict) and isinstance(conversation.get("state"), dict) and \
+                isinstance(conversation.get("strands"), int) and isinstance(conversation.get("messages"), int):
+            thread.conversation = conversation
+        return thread
     except (ValueError, TypeError, KeyError, RecursionError) as exc:
         raise SessionException(f"a stored thread is corrupt: {type(exc).__name__}: {exc}") from exc
 
 
-def merged_input(stored: StoredThread | None, input_data: RunAgentInput) -> tuple[RunAgentInput, bool]:
-    """The run's input on a server-side thread (the policy in the module docstring), and whether its messages
-    are other than the ones the client sent. The client's messages are dumped once, here."""
+def merged_input(stored: StoredThread | None, input_data: RunAgentInput) -> RunAgentInput:
+    """The run's input on a server-side thread (the policy in the module docstring)."""
+    return _merged(stored, input_data)[0]
+
+
+def _merged(stored: StoredThread | None, input_data: RunAgentInput, models: Sequence[Any] | None = None,
+            sent: list[dict[str, Any]] | None = None) -> tuple[RunAgentInput, list[dict[str, Any]], int]:
+    """The run's input, its messages as JSON (the stored dicts themselves where they are the stored ones) and
+    how many of them are the stored ones, unchanged (``models``: the stored messages already validated;
+    ``sent``: the client's messages as JSON, when the caller made them already: each is dumped once)."""
+    if sent is None:
+        sent = [as_json(m) for m in input_data.messages]
     if stored is None:
-        return input_data, False
-    sent = [as_json(m) for m in input_data.messages]
+        return input_data, list(sent), 0
     kept = stored.messages
     if input_data.parent_run_id is not None:
         kept = kept[:_branch_point(kept, sent)]
     known = {m.get("id") for m in kept}
-    messages = [*kept, *(m for m in sent if m.get("id") not in known)]
+    new = [m for m in sent if m.get("id") not in known]
+    if models is not None and len(models) >= len(kept):
+        validated = [*models[:len(kept)], *_validated(new)]
+    else:
+        validated = _validated([*kept, *new])
     state = input_data.state if input_data.state not in (None, {}) else stored.state
-    merged = input_data.model_copy(update={"messages": RunAgentInput.model_validate(
-        {"threadId": "t", "runId": "r", "messages": messages}).messages, "state": state})
-    return merged, messages != sent
+    return (input_data.model_copy(update={"messages": validated, "state": state}), [*kept, *new], len(kept))
+
+
+def _validated(messages: Sequence[dict[str, Any]]) -> list[Any]:
+    return list(RunAgentInput.model_validate({"threadId": "t", "runId": "r", "messages": messages}).messages)
+
+
+HOLDS = "holds"  # forwardedProps.strandsAgui.holds: {"lastMessageId": id, "messages": n}, what a client holds
+
+
+def held_marker(input_data: RunAgentInput) -> tuple[str | None, int] | None:
+    """The thread a client says it holds (``forwardedProps.strandsAgui.holds``): its last message's id and how
+    many messages; None when it says nothing. Raises ``ValueError`` naming what is wrong with a malformed one."""
+    props = input_data.forwarded_props
+    ours = props.get("strandsAgui") if isinstance(props, dict) else None
+    if not isinstance(ours, dict) or HOLDS not in ours:
+        return None
+    marker = ours[HOLDS]
+    if not isinstance(marker, dict) or set(marker) - {"lastMessageId", "messages"}:
+        raise ValueError('holds: give {"lastMessageId": <id of the last message held>, "messages": <how many>}')
+    last, count = marker.get("lastMessageId"), marker.get("messages")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        raise ValueError("holds.messages: a count of messages (an integer >= 0)")
+    if last is not None and (not isinstance(last, str) or not last or len(last) > 200):
+        raise ValueError("holds.lastMessageId: the id of the last message held (a non-empty string), or null")
+    if (last is None) != (count == 0):
+        raise ValueError("holds: lastMessageId is null exactly when messages is 0")
+    return last, count
 
 
 def _branch_point(kept: Sequence[dict[str, Any]], sent: Sequence[dict[str, Any]]) -> int:
@@ -276,51 +458,208 @@ def threads_enabled(setting: bool | None) -> bool:
     return os.environ.get(THREADS_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def announce(merged: RunAgentInput, sent: RunAgentInput) -> list[BaseEvent]:
-    """``MESSAGES_SNAPSHOT``s of a run whose messages are not the ones the client sent (a resume starts with one
-    anyway). A client keeps a snapshot's messages it holds where they are, drops the others it holds and
-    appends the rest (``@ag-ui/client``), so when one snapshot would leave the client's order, a first one of
-    the messages before the first the client holds comes first: after it, the second appends in order."""
-    if merged.resume:
-        return []
-    messages = list(merged.messages)
-    held = {m.id for m in sent.messages}
-    ids = [m.id for m in messages]
-    once = [i for i in (m.id for m in sent.messages) if i in ids] + [i for i in ids if i not in held]
-    if once == ids:
-        return [MessagesSnapshotEvent(messages=messages)]
-    first = next(i for i, m in enumerate(messages) if m.id in held)
-    return [MessagesSnapshotEvent(messages=messages[:first]), MessagesSnapshotEvent(messages=messages)]
+def tail_history(input_data: RunAgentInput, window: int) -> list[Any]:
+    """The Strands history of ``input_data`` as a sliding window of ``window`` messages leaves it, built from the
+    thread's tail only: from a user message that follows an assistant message without tool calls (where the
+    conversion of the whole thread neither merges nor answers across), the last such boundary that leaves more
+    than ``window + 2`` Strands messages (three tries, then the whole thread). The window is then applied to it
+    as to the whole (``ServerThread.window``): it trims from the end, so the result is the same."""
+    messages = input_data.messages
+    prompt = 1 if messages and isinstance(messages[-1], UserMessage) else 0
+    needed, tries = window + 2, 3
+    for start in range(len(messages) - prompt - 1, 0, -1):
+        if len(messages) - prompt - start < 2 * needed:
+            continue  # too short for the window yet (the conversion merges a turn's messages)
+        before, first = messages[start - 1], messages[start]
+        if isinstance(first, UserMessage) and isinstance(before, AssistantMessage) and not before.tool_calls:
+            tail = conversation(input_data.model_copy(update={"messages": messages[start:]})).history
+            tries -= 1
+            if len(tail) > needed:
+                return tail
+            if not tries:
+                break
+    return conversation(input_data).history
 
 
 class ServerThread:
-    """One run's view of its server-side thread: the merged input and the snapshots that announce it before
-    (``open``, once, into the run's plan), the thread kept after (before the terminal event, as a pause is).
-    Inert when ``threads`` is None (threads off): nothing is read, and no message dumped."""
+    """One run's view of its server-side thread: the merged input before, the thread kept after (before the
+    terminal event, as a pause is). Inert when ``threads`` is None (threads off). ``stack`` holds the thread for
+    the run (``Threads.hold``; None: not held, for callers that never run two at once)."""
 
-    def __init__(self, threads: Threads | None, input_data: RunAgentInput, principal: str | None) -> None:
+    def __init__(self, threads: Threads | None, input_data: RunAgentInput, principal: str | None,
+                 stack: contextlib.ExitStack | None = None) -> None:
         self.threads = threads
         self.sent = input_data
         self.principal = principal
+        self.input = input_data
+        self.stack = stack
+        self.stored: StoredThread | None = None
+        self.messages: list[dict[str, Any]] = []  # the run's input messages as JSON
+        self.sent_json: list[dict[str, Any]] = []  # the client's messages as JSON (dumped once)
+        self.reused = 0  # how many of them are the stored ones, unchanged
+        self.same = True  # the run's messages are the ones the client sent (or holds, by its marker)
+        self.held = contextlib.ExitStack()  # the thread's hold
+        self.agent: Agent | None = None  # the run's agent, once built (``window``)
+        self.history: list[Any] = []  # its history's Strands messages, the thread's whole (before ``window``)
+        self.summary: dict[str, Any] | None = None  # the kept summary this run started from
 
-    def open(self) -> tuple[RunAgentInput, list[BaseEvent]]:
-        """The run's input (stored history first) and the snapshots announcing it (:func:`announce`); raises
-        ``RunRefused("SESSION_ERROR")`` when the store fails."""
-        if self.threads is None:
-            return self.sent, []
-        with store_errors():
-            merged, changed = merged_input(self.threads.load(self.sent.thread_id, self.principal), self.sent)
-        return merged, announce(merged, self.sent) if changed else []
+    def open(self) -> RunAgentInput:
+        """The run's input (stored history first); raises ``RunRefused("SESSION_ERROR")`` when the store fails,
+        ``RunRefused("THREAD_BUSY")`` while another run is on the thread."""
+        if self.threads is not None:
+            with store_errors():
+                if self.stack is not None:  # released once kept (in keep's thread), else with the run
+                    self.stack.callback(self.held.close)
+                    self.held.enter_context(self.threads.hold(self.sent.thread_id, self.principal))
+                self.stored = self.threads.load(self.sent.thread_id, self.principal)
+                models = _models(self.threads, self.stored)
+                self.sent_json = [as_json(m) for m in self.sent.messages]  # once per run
+                self.input, self.messages, self.reused = _merged(self.stored, self.sent, models, self.sent_json)
+                self.same = self._client_holds()
+        return self.input
+
+    def _client_holds(self) -> bool:
+        """Whether the client already holds the run's messages: it sent them all, or it sent its new ones with a
+        marker (``forwardedProps.strandsAgui.holds``) naming the stored thread's end, and none it sent differs
+        from the stored one."""
+        try:
+            marker = held_marker(self.sent)
+        except ValueError:
+            marker = None  # refused before the run by the endpoint; a library caller gets the full snapshot
+        stored = self.stored.messages if self.stored is not None else []
+        if marker is not None and self.sent.parent_run_id is None:
+            last = stored[-1].get("id") if stored else None
+            if marker != (last, len(stored)) or self.reused != len(stored):
+                return False
+            index = {m.get("id"): i for i, m in enumerate(stored)} if self.sent.messages else {}
+            for message in self.sent.messages:
+                i = index.get(message.id)
+                if i is not None and as_json(message) != stored[i]:
+                    return False
+            return True
+        return self.messages == self.sent_json
+
+    def history_for(self, manager: Any) -> Callable[[RunAgentInput], list[Any]] | None:
+        """How the run's Strands history is built: for a template whose manager is exactly Strands'
+        ``SlidingWindowConversationManager`` (trimming at the start of each call: ``per_turn`` off), and no kept
+        summary, only the thread's tail that the window can keep (``tail_history``); else the whole (None)."""
+        if type(manager) is not SlidingWindowConversationManager or manager.per_turn is not False or \
+                (self.stored is not None and self.stored.conversation):
+            return None
+        size = int(manager.window_size)
+        return lambda input_data: tail_history(input_data, size)
+
+    def window(self, agent: Agent) -> None:
+        """The run's agent, built with the thread's whole history, given what its conversation manager keeps: the
+        summary a run of this thread made (``SummarizingConversationManager``: kept with the thread, it replaces
+        the messages it summarized, as Strands' own session restores it), then the manager's window
+        (``apply_management``: a ``SlidingWindowConversationManager`` trims to its ``window_size``, as Strands
+        does between a long-lived agent's calls). The model is sent that; the thread keeps every message."""
+        self.agent = agent
+        history = self.history = list(agent.messages)
+        kept = self.stored.conversation if self.stored is not None else None
+        manager = agent.conversation_manager
+        try:
+            if kept and self.reused >= kept["messages"] and kept["strands"] <= len(history):
+                prefix = manager.restore_from_session(kept["state"]) or []
+                agent.messages[:] = [*prefix, *history[kept["strands"]:]]
+                self.summary = kept
+            manager.apply_management(agent)
+        except Exception:  # noqa: BLE001 - the run goes on with the whole history (Strands reduces on overflow)
+            logger.warning("the conversation manager could not window the thread's history", exc_info=True)
+            agent.messages[:] = history
+
+    def _conversation(self) -> dict[str, Any] | None:
+        """The summary to keep with the thread after the run: the manager's state when it holds a summary,
+        with which of the history's Strands messages it replaces (``strands``) and how many of the thread's
+        messages must stay unchanged for that to hold (``messages``); the one kept before when the run made
+        none; None when the run's summary cannot be placed in the history (all of it summarized)."""
+        agent = self.agent
+        if agent is None:  # a resume: its agent comes from the pause, the thread's summary stays as it was
+            return self.stored.conversation if self.stored is not None else None
+        try:
+            state = agent.conversation_manager.get_state()
+        except Exception:  # noqa: BLE001 - a manager without state keeps nothing
+            return None
+        summary = state.get("summary_message") if isinstance(state, dict) else None
+        if summary is None:
+            return None
+        if self.summary is not None and summary == self.summary["state"].get("summary_message"):
+            return self.summary
+        index = {id(m): i for i, m in enumerate(self.history)}
+        start = next((index[id(m)] for m in agent.messages if id(m) in index), None)
+        if start is None:
+            return None
+        try:
+            json.dumps(state)
+        except (TypeError, ValueError):
+            return None
+        return {"state": state, "strands": start, "messages": len(self.input.messages)}
+
+    def announce(self) -> list[BaseEvent]:
+        """``MESSAGES_SNAPSHOT``s when the run's messages are not the ones the client holds (a resume starts with
+        one anyway). A client keeps a snapshot's messages it holds where they are, drops the others it holds and
+        appends the rest (``@ag-ui/client``), so when one snapshot would leave the client's order, a first one of
+        the messages before the first the client holds comes first: after it, the second appends in order."""
+        if self.input.resume or self.same:
+            return []
+        messages = list(self.input.messages)
+        held = {m.id for m in self.sent.messages}
+        ids = [m.id for m in messages]
+        once = [i for i in (m.id for m in self.sent.messages) if i in ids] + [i for i in ids if i not in held]
+        if once == ids:
+            return [MessagesSnapshotEvent(messages=messages)]
+        first = next(i for i, m in enumerate(messages) if m.id in held)
+        return [MessagesSnapshotEvent(messages=messages[:first]), MessagesSnapshotEvent(messages=messages)]
 
     def keep(self, translator: Translator) -> RunFailure | None:
-        """Store what the client holds after the run: messages, state, pending interrupts."""
+        """Store what the client holds after the run: messages, state, pending interrupts. Only what the run
+        changed is written (``Threads.keep``); the stored messages the run kept are not converted again."""
         if self.threads is None:
             return None
-        thread = StoredThread(self.sent.thread_id, self.principal,
-                              [as_json(m) for m in translator.client.snapshot()], translator.shared_state,
-                              [as_json(i) for i in translator.interrupts.pending()])
+        thread = StoredThread(self.sent.thread_id, self.principal, self._held(translator.client.snapshot()),
+                              translator.shared_state, [as_json(i) for i in translator.interrupts.pending()])
+        thread.conversation = self._conversation()
         try:
-            self.threads.keep(thread)
+            self.threads.keep(thread, self.stored if self.stored is not None else False)
         except (OSError, SessionException) as exc:
             return RunFailure("SESSION_ERROR", f"{type(exc).__name__}: {exc}")
+        finally:
+            self.held.close()  # before the terminal event: the client's next run finds the thread free
         return None
+
+    def _held(self, snapshot: Sequence[Any]) -> list[dict[str, Any]]:
+        """The snapshot as JSON: a message that is one of the run's input messages, unchanged (the same object),
+        is its JSON already made (the stored dict itself for a stored one), the others are converted."""
+        inputs = {id(m): i for i, m in enumerate(self.input.messages)}
+        out = []
+        for message in snapshot:
+            i = inputs.get(id(message))
+            out.append(self.messages[i] if i is not None and i < len(self.messages) else as_json(message))
+        return out
+
+
+def _models(threads: Threads, stored: StoredThread | None) -> list[Any] | None:
+    """The stored messages as validated AG-UI models: a message whose dict this process validated for the
+    thread's previous run (the same object: the cache of ``Threads`` keeps the dicts a run kept) is not validated
+    again, so a run validates only what the previous one added (None: nothing stored)."""
+    if stored is None or not stored.messages:
+        return None
+    key = (id(threads.store), owner_of(stored.principal), session_id(stored.thread_id, stored.principal))
+    with _CACHE_LOCK:
+        dicts, models = _MODELS.get(key, ([], []))
+    reused = 0
+    for was, now in zip(dicts, stored.messages, strict=False):
+        if was is not now:
+            break
+        reused += 1
+    out = [*models[:reused], *_validated(stored.messages[reused:])]
+    with _CACHE_LOCK:
+        _MODELS[key] = (list(stored.messages), out)
+        _MODELS.move_to_end(key)
+        while len(_MODELS) > CACHED_THREADS:
+            _MODELS.popitem(last=False)
+    return out
+
+
+_MODELS: OrderedDict[tuple[int, str, str], tuple[list[dict[str, Any]], list[Any]]] = OrderedDict()

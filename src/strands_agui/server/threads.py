@@ -2,8 +2,9 @@
 
 * ``GET {path}/threads?limit=&cursor=``: the caller's threads, most recently updated first (id, title = the
   first user message, when it last changed, the interrupts it waits for) and ``nextCursor`` (None: no more);
-* ``GET {path}/threads/{threadId}``: what a page needs to restore it: its AG-UI messages, state and pending
-  interrupts;
+* ``GET {path}/threads/{threadId}?before=&limit=``: what a page needs to restore it: its AG-UI messages (all,
+  or a page: ``limit`` before the message ``before``, ``nextBefore`` for the one before it), state, pending
+  interrupts, and the ``holds`` marker a client sends to get no snapshot of what it already holds;
 * ``DELETE {path}/threads/{threadId}``: forget it (and its pause), 204.
 
 Every route is the caller's principal's only (``server/principals.py``): another principal's thread, like a
@@ -28,7 +29,7 @@ from pydantic.alias_generators import to_camel
 from strands.types.exceptions import SessionException
 
 from ..runtime.agent import StrandsAgent
-from ..runtime.threads import DEFAULT_PAGE, MAX_PAGE, StoredThread, Threads
+from ..runtime.threads import DEFAULT_PAGE, MAX_MESSAGES, MAX_PAGE, StoredThread, Threads
 from .principals import principal_of
 from .settings import EndpointSettings
 from .validation import check_id
@@ -55,8 +56,14 @@ class ThreadPage(_Camel):
 class ThreadView(ThreadSummary):
     """What a page needs to restore the thread."""
 
-    messages: list[dict[str, Any]] = Field(description="The thread's AG-UI messages, as the client holds them.")
+    messages: list[dict[str, Any]] = Field(description="The thread's AG-UI messages, as the client holds them "
+                                                       "(with ?limit=: the page asked for, oldest first).")
     state: Any = Field(description="The thread's shared state.")
+    next_before: str | None = Field(None, description="With ?limit=: pass as ?before= for the page of messages "
+                                                      "before this one; null: it starts the thread.")
+    holds: dict[str, Any] = Field(default_factory=dict, description=(
+        "What to send as forwardedProps.strandsAgui.holds with the next run's new messages: the server then "
+        "sends no MESSAGES_SNAPSHOT while the thread is the one restored ({lastMessageId, messages})."))
 
 
 _NOT_FOUND = "no such thread"
@@ -87,14 +94,22 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
             raise HTTPException(400, str(exc)) from exc
         return ThreadPage(threads=[ThreadSummary.model_validate(t.summary()) for t in found], next_cursor=after)
 
-    async def get_thread(request: Request, thread_id: str) -> ThreadView:
-        """The caller's thread: messages, state, pending interrupts."""
+    async def get_thread(request: Request, thread_id: str, before: str | None = None,
+                         limit: Annotated[int | None, Query(ge=1, le=MAX_MESSAGES)] = None) -> ThreadView:
+        """The caller's thread: messages (all, or ``limit`` before the message ``before``), state, pending
+        interrupts."""
         check_id(thread_id, "threadId")
+        if before is not None and (not before or len(before) > 200 or not before.isascii()
+                                   or not before.isprintable()):
+            raise HTTPException(400, "before: not a message id (pass a nextBefore back unchanged)")
         threads = agent.thread_store()
         thread = await _stored(threads, lambda: threads.load(thread_id, principal_of(request))) if threads else None
         if thread is None:
             raise HTTPException(404, _NOT_FOUND)
-        return ThreadView.model_validate(thread.view())
+        try:
+            return ThreadView.model_validate(thread.view(before, limit))
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from exc
 
     async def delete_thread(request: Request, thread_id: str) -> Response:
         """Forget the caller's thread and its pause."""
@@ -109,7 +124,9 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
                       responses={400: {"description": "A cursor this server never gave."}, **_UNAVAILABLE},
                       **common)
     app.add_api_route(f"{base}/{{thread_id}}", get_thread, methods=["GET"], name=f"{name}_thread",
-                      summary="Restore a thread", responses=_MISSING, **common)
+                      summary="Restore a thread",
+                      responses={400: {"description": "A before that names no message of the thread."},
+                                 **_MISSING}, **common)
     app.add_api_route(f"{base}/{{thread_id}}", delete_thread, methods=["DELETE"], status_code=204,
                       name=f"{name}_delete_thread", summary="Delete a thread", responses=_MISSING,
                       response_class=Response, **common)

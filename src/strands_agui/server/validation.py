@@ -37,6 +37,7 @@ from jsonschema.validators import validator_for
 
 from ..config import MediaFetchPolicy
 from ..runtime.conversation import MEDIA_FORMATS, TOOL_RESULT_MEDIA
+from ..runtime.threads import held_marker
 from .media import IMAGE_MAGIC, MEDIA_PARTS, fetch_parts, scheme_problem
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
@@ -197,6 +198,7 @@ def run_input_errors(input_data: RunAgentInput, limits: RequestLimits,
                      "(max_messages)", "too_long")
         return
     yield from id_errors(input_data)
+    yield from _holds_errors(input_data)
     yield from _message_errors(input_data, media)
     yield from _tool_errors(input_data)
 
@@ -211,6 +213,14 @@ def id_errors(input_data: RunAgentInput) -> Iterator[Error]:
         if not INTERRUPT_ID.fullmatch(entry.interrupt_id):
             yield _error(("resume", index, "interruptId"), f"interruptId {entry.interrupt_id[:80]!r} is not an "
                          f"interrupt id: {INTERRUPT_ID_RULE}", "string_pattern_mismatch")
+
+
+def _holds_errors(input_data: RunAgentInput) -> Iterator[Error]:
+    """A malformed ``forwardedProps.strandsAgui.holds`` (``runtime/threads.held_marker``)."""
+    try:
+        held_marker(input_data)
+    except ValueError as exc:
+        yield _error(("forwardedProps", "strandsAgui", "holds"), str(exc))
 
 
 def check_id(value: str, field: str) -> str:
