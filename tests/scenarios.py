@@ -309,6 +309,16 @@ SCENARIOS += [
              tools=[get_weather], model_kwargs={"stop_reason": "max_tokens"}),
     Scenario("invocation_state_data", [[Text("The real text.")]],
              config=StrandsAgentConfig(invocation_state_provider=shadowing_state)),
+    # issue 29: every budget and filter stop Strands 1.62 ends a run with (core/stops.py)
+    Scenario("limit_output_tokens", [[WEATHER], [Text("Never reached.")]], tools=[get_weather],
+             config=StrandsAgentConfig(limits={"output_tokens": 10})),
+    Scenario("limit_total_tokens", [[WEATHER], [Text("Never reached.")]], tools=[get_weather],
+             config=StrandsAgentConfig(limits={"total_tokens": 15})),
+    Scenario("content_filtered", [[Text("The first half of an answer the")]],
+             model_kwargs={"stop_reason": "content_filtered"}),
+    Scenario("stop_sequence", [[Text("Counting: one, two,")]], model_kwargs={"stop_reason": "stop_sequence"}),
+    Scenario("guardrail_intervened", [[Text("Sorry, I cannot help with that.")]],
+             model_kwargs={"stop_reason": "guardrail_intervened"}),
 ]
 BY_NAME.update({s.name: s for s in SCENARIOS})
 

@@ -15,7 +15,9 @@ RUN_STARTED, needs nothing Strands reports: ``core/opening.py``).
   out of the calling agent's ``accumulated_usage``: it is model usage the run caused.
 * ``result``: the validated structured output (``structured_output`` event), as JSON data.
 * ``metadata.stopReason``: Strands' stop reason (``end_turn``, ``tool_use``, ``cancelled``, ``limit_turns``,
-  ``guardrail_intervened`` ...), whenever Strands reported one.
+  ``guardrail_intervened`` ...), whenever Strands reported one; ``metadata.stop`` (kind, note) when the answer
+  was cut short without the run failing (a budget, a content filter, a guardrail, a stop sequence:
+  ``core/stops.py``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ag_ui.core import (
 from ...errors import RunFailure
 from ..jsonsafe import stringified
 from ..machine import CANCELLED, HALTED
+from ..stops import stop_metadata
 from .base import Item
 from .run import Handler, Outcome, Run
 
@@ -109,7 +112,7 @@ class OutcomeHandler(Handler):
     def finish_run(self) -> list[Item]:
         run = self.run
         out = run.close_open("finish") + run.subagents.close_all(failed=False)
-        metadata = {"stopReason": self.stop_reason} if self.stop_reason else None
+        metadata = stop_metadata(self.stop_reason, None if run.subagent else run.config.limits)
         paused = bool(run.interrupts.waiting) and run.state != HALTED  # the guard of finish -> paused
         finished = RunFinishedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id,
                                     outcome=self.outcome(paused), usage=self.usage(), result=self.result,

@@ -136,7 +136,7 @@ const valueText = (v) => (v !== null && typeof v === "object" && !Array.isArray(
   : typeof v === "string" ? v : JSON.stringify(v));
 
 // ---- notices and interrupts ------------------------------------------------------------------------------
-const NOTICE_TESTID = { error: "error", halt: "halt", cancelled: "cancelled", info: "info", interrupt: "interrupt" };
+const NOTICE_TESTID = { error: "error", halt: "halt", cancelled: "cancelled", info: "info", interrupt: "interrupt", stop: "stop-note" };
 
 function noticeItem(notice, ctx) {
   const key = `notice:${notice.id}`;
