@@ -56,6 +56,8 @@ class StoredThread:
     interrupts: list[dict[str, Any]] = field(default_factory=list)
     title: str = ""
     updated: float = 0.0
+    traces: dict[str, dict[str, str]] = field(default_factory=dict)  # message id -> the run's {runId, traceId, spanId}
+    feedback: list[dict[str, Any]] = field(default_factory=list)  # {messageId, rating, comment?, at}, oldest first
 
     def summary(self) -> dict[str, Any]:
         """What a thread list shows."""
@@ -64,7 +66,7 @@ class StoredThread:
 
     def view(self) -> dict[str, Any]:
         """What a page needs to restore the thread."""
-        return {**self.summary(), "messages": self.messages, "state": self.state}
+        return {**self.summary(), "messages": self.messages, "state": self.state, "feedback": self.feedback}
 
 
 def as_json(message: Any) -> dict[str, Any]:
@@ -115,9 +117,12 @@ class Threads:
         now = round(time.time(), 6)
         thread.updated = max(now, before[0].updated + 1e-6) if before is not None else now
         thread.title = thread.title or _title(thread.messages)
+        if before is not None:  # a run's keep carries what the thread's earlier runs and feedback left
+            thread.traces = {**before[0].traces, **thread.traces}
+            thread.feedback = thread.feedback or before[0].feedback
         record = {"threadId": thread.thread_id, "principal": thread.principal, "messages": thread.messages,
                   "state": thread.state, "interrupts": thread.interrupts, "title": thread.title,
-                  "updated": thread.updated}
+                  "updated": thread.updated, "traces": thread.traces, "feedback": thread.feedback}
         entry = _entry(thread.updated, sid)
         self.store.thread_write(f"{owner}/index/{entry}", b"")
         self.store.thread_write(_record_key(owner, sid), json.dumps(record).encode())
@@ -127,6 +132,21 @@ class Threads:
                 self.store.thread_delete_folder(f"session_{sid}/")
             elif _entry(old.updated, sid) != entry:
                 self.store.thread_delete(f"{owner}/index/{_entry(old.updated, sid)}")
+
+    def add_feedback(self, thread_id: str, principal: str | None, entry: dict[str, Any]
+                     ) -> tuple[StoredThread, dict[str, str] | None] | None:
+        """Keep ``entry`` (``{messageId, rating, comment?}``) with the thread; returns the thread and the trace of
+        the run that wrote the message (None: not traced). None: the principal has no such thread. Raises
+        ``LookupError`` when the thread holds no assistant message ``messageId``."""
+        thread = self.load(thread_id, principal)
+        if thread is None:
+            return None
+        message_id = entry["messageId"]
+        if not any(m.get("id") == message_id and m.get("role") == "assistant" for m in thread.messages):
+            raise LookupError(f"thread {thread_id!r} holds no assistant message {message_id!r}")
+        thread.feedback = [*thread.feedback, {**entry, "at": _iso(time.time())}]
+        self.keep(thread)
+        return thread, thread.traces.get(message_id)
 
     def delete(self, thread_id: str, principal: str | None) -> bool:
         """Forget the thread (and its pause); False when the principal has no such thread."""
@@ -211,7 +231,8 @@ def _thread(data: bytes, *, legacy: bool = False) -> StoredThread:
             kept = kept["state"]
         return StoredThread(str(kept["threadId"]), kept.get("principal"), kept.get("messages") or [],
                             kept.get("state"), kept.get("interrupts") or [], kept.get("title") or "",
-                            float(kept.get("updated") or 0))
+                            float(kept.get("updated") or 0), dict(kept.get("traces") or {}),
+                            list(kept.get("feedback") or []))
     except (ValueError, TypeError, KeyError, RecursionError) as exc:
         raise SessionException(f"a stored thread is corrupt: {type(exc).__name__}: {exc}") from exc
 
@@ -287,10 +308,12 @@ class ServerThread:
         self.sent = input_data
         self.principal = principal
         self.input = input_data
+        self.trace: dict[str, str] | None = None  # the run's span (when traced), for feedback on its messages
 
     def open(self) -> RunAgentInput:
         """The run's input (stored history first); raises ``RunRefused("SESSION_ERROR")`` when the store fails."""
         if self.threads is not None:
+            self.trace = current_trace(self.sent.run_id)
             with store_errors():
                 self.input = merged_input(self.threads.load(self.sent.thread_id, self.principal), self.sent)
         return self.input
@@ -315,11 +338,23 @@ class ServerThread:
         """Store what the client holds after the run: messages, state, pending interrupts."""
         if self.threads is None:
             return None
-        thread = StoredThread(self.sent.thread_id, self.principal,
-                              [as_json(m) for m in translator.client.snapshot()], translator.shared_state,
-                              [as_json(i) for i in translator.interrupts.pending()])
+        messages = [as_json(m) for m in translator.client.snapshot()]
+        before = {m.id for m in self.input.messages}
+        traces = {m["id"]: self.trace for m in messages if m["id"] not in before} if self.trace else {}
+        thread = StoredThread(self.sent.thread_id, self.principal, messages, translator.shared_state,
+                              [as_json(i) for i in translator.interrupts.pending()], traces=traces)
         try:
             self.threads.keep(thread)
         except (OSError, SessionException) as exc:
             return RunFailure("SESSION_ERROR", f"{type(exc).__name__}: {exc}")
         return None
+
+
+def current_trace(run_id: str) -> dict[str, str] | None:
+    """The current OpenTelemetry span (the served run's, when tracing is on) as ``{runId, traceId, spanId}``."""
+    from opentelemetry import trace  # Strands' own dependency
+
+    context = trace.get_current_span().get_span_context()
+    if not context.is_valid:
+        return None
+    return {"runId": run_id, "traceId": format(context.trace_id, "032x"), "spanId": format(context.span_id, "016x")}
