@@ -177,7 +177,8 @@ function render(path) {
   const live = liveCalls(t);
   const list = $("messages");
   const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
-  renderConversation(list, t, { messages: t.messages, results, frontend, approvals, live, busy: !!controller, onAnswer: answerInterrupt });
+  renderConversation(list, t, { messages: t.messages, results, frontend, approvals, live, busy: !!controller, onAnswer: answerInterrupt,
+    feedback: { path, threadId: t.threadId } });
   if (stick) list.scrollTop = list.scrollHeight;
   $("chat").style.background = t.background;  // per thread: never carried to another example
   $("chat").dataset.background = t.background;

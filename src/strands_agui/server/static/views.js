@@ -7,6 +7,7 @@
 
 import { findCall } from "./agui.js";
 import { barChart, chartValues } from "./chart.js";
+import { thumbs } from "./feedback.js";
 import { renderMarkdown } from "./markdown.js";
 
 export function el(tag, attrs = {}, text) {
@@ -111,6 +112,7 @@ function messageItem(m, key) {
 function renderMessage(item, m, ctx) {
   const text = item.querySelector(".text");
   if (m.role === "assistant") renderMarkdown(text, typeof m.content === "string" ? m.content : contentText(m.content));
+  if (m.role === "assistant" && !ctx.busy) thumbs(item, m, ctx.feedback);
   else if (m.role === "activity") setText(text, activityText(m));
   else setText(text, contentText(m.content));
   if (m.role === "tool" && m.error) { item.dataset.error = "true"; setText(text, `${contentText(m.content)}\n${m.error}`); }
