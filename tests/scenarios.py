@@ -319,6 +319,10 @@ SCENARIOS += [
     Scenario("stop_sequence", [[Text("Counting: one, two,")]], model_kwargs={"stop_reason": "stop_sequence"}),
     Scenario("guardrail_intervened", [[Text("Sorry, I cannot help with that.")]],
              model_kwargs={"stop_reason": "guardrail_intervened"}),
+    # Agent(checkpointing=True): the run pauses after the model asked for a tool (core/checkpoints.py; the
+    # resumes are tests/test_checkpoints.py)
+    Scenario("checkpoint", [[Text("Let me look."), WEATHER], [Text("Sunny.")]], tools=[get_weather],
+             agent_kwargs={"checkpointing": True}),
 ]
 BY_NAME.update({s.name: s for s in SCENARIOS})
 

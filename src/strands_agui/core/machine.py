@@ -77,6 +77,9 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": HALTED, "conditions": "result_stops_streaming",
      "halt": STOP_AFTER_RESULT},
     {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": READY},
+    # a resume of a checkpoint taken after the tools ran (Strands' "after_tools"): no tool batch is parked, the
+    # next model call comes first (core/checkpoints.py)
+    {"trigger": "resume_checkpoint", "source": AWAITING_RESULT, "dest": READY},
     # subagents (Swarm/Graph nodes, agents as tools) run their own machine from this table, one level down;
     # the run records their start and end, and tool progress (activity messages), as internal moves
     {"trigger": "start_subagent", "source": [READY, AWAITING_RESULT], "dest": None},
@@ -88,6 +91,9 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     # lifecycle end
     # a run Strands stopped on interrupts ends paused: RUN_FINISHED with the interrupt outcome
     {"trigger": "finish", "source": [READY, AWAITING_RESULT], "dest": PAUSED, "conditions": "run_interrupted"},
+    # a Strands checkpoint (Agent(checkpointing=True), stop_reason "checkpoint") ends paused too: the interrupt
+    # outcome names the checkpoint, and a resume continues from it (core/checkpoints.py)
+    {"trigger": "finish", "source": [READY, AWAITING_RESULT], "dest": PAUSED, "conditions": "run_checkpointed"},
     {"trigger": "finish", "source": [READY, AWAITING_RESULT, HALTED], "dest": FINISHED},
     {"trigger": "fail", "source": [READY, AWAITING_RESULT, HALTED], "dest": ERRORED},
 )

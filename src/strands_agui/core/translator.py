@@ -220,6 +220,9 @@ class Translator:
     def run_interrupted(self) -> bool:
         return self.interrupts.run_interrupted()
 
+    def run_checkpointed(self) -> bool:
+        return self.outcome.checkpoint is not None and not self.subagent
+
     def turn_calls_frontend_tool(self) -> bool:
         return self.tools.turn_calls_frontend_tool()
 

@@ -6,6 +6,9 @@ leaves in the session store when Strands is done.
   ``interruptResponse`` blocks. When the run ends without new interrupts the pause is removed.
 * A resume whose entries are all ``cancelled``, on a thread with nothing (any more) to resume, finishes at
   once: nothing runs and nothing is waited for (how a client drops an expired interrupt).
+* A run Strands stops at a **checkpoint** (``Agent(checkpointing=True)``) is parked like a pause, the checkpoint
+  in the parked agent's ``state`` (``core/checkpoints.py``); a resume answering its interrupt continues from it
+  (``checkpointResume``), a ``cancelled`` one drops it.
 * A request **without** ``resume`` on a paused thread abandons the pause: the client's messages are the
   truth (the official client never does this: it refuses to run a thread with unanswered interrupts). A run
   that never pauses reads one path and writes nothing; a run that pauses parks its agent.
@@ -21,12 +24,14 @@ from typing import Any
 
 from ag_ui.core import AssistantMessage, RunAgentInput, UserMessage
 from strands import Agent
+from strands.hooks import AfterInvocationEvent
 from strands.interrupt import _InterruptState
 from strands.multiagent.base import MultiAgentBase
 from strands.session.session_manager import SessionManager
 from strands.types.exceptions import SessionException
 
 from ..config import StrandsAgentConfig
+from ..core import checkpoints
 from ..core.interrupt_map import resume_prompt
 from ..errors import RunFailure, RunRefused
 from .agents import AgentSource, build_run_agent
@@ -62,6 +67,16 @@ class ThreadPause:
         self.resumed_nodes: dict[str, list[str]] = {}  # Swarm/Graph node id -> the parked calls it continues
         self.tools: set[str] | None = None  # the names the run may use (runtime/tool_selection.py)
         self.provided = provided  # the thread's own session (config.session_manager_provider), attached first
+        self.checkpoint: dict[str, Any] | None = None  # the checkpoint Strands stopped this run at
+
+    def _watch_checkpoints(self, runner: Agent | MultiAgentBase) -> None:
+        if isinstance(runner, Agent) and runner._checkpointing:
+            runner.hooks.add_callback(AfterInvocationEvent, self._after_invocation)
+
+    def _after_invocation(self, event: AfterInvocationEvent) -> None:
+        result = event.result
+        self.checkpoint = checkpoints.checkpoint_of(result) if result is not None and \
+            result.stop_reason == "checkpoint" else None
 
     def open(self, source: AgentSource, config: StrandsAgentConfig, prompt: Any,
              tools: set[str] | None = None) -> tuple[Agent | MultiAgentBase | None, Any]:
@@ -80,6 +95,7 @@ class ThreadPause:
         narrow_tools(runner, self.tools, self.input)
         install_approval(runner, config)
         self._attach_provided(runner)
+        self._watch_checkpoints(runner)
         if isinstance(runner, MultiAgentBase):
             return runner, task_of(prompt, "Hello")
         return runner, prompt
@@ -108,6 +124,8 @@ class ThreadPause:
         attach(runner, self.store.session_manager(self.thread, self.principal))
         state = interrupt_state(runner)
         pending = {i.id: i for i in state.interrupts.values() if i.response is None} if state.activated else {}
+        if not pending and isinstance(runner, Agent) and runner.state.get(checkpoints.STATE_KEY):
+            return self._from_checkpoint(runner)
         if not pending:
             self.store.remove(self.thread, self.principal)
             raise RunRefused("INTERRUPT_NOT_FOUND", "the thread has no pending interrupt (already resumed?)")
@@ -115,8 +133,24 @@ class ThreadPause:
         self._refuse_new_messages({call for calls in parked.values() for call in calls})
         prompt = resume_prompt(self.input.resume or [], pending, wrapped=config.resume_payload == "wrapped")
         self.runner = runner
+        self._watch_checkpoints(runner)
         self.resumed_nodes = {node: calls for node, calls in parked.items() if node}
         return runner, prompt
+
+    def _from_checkpoint(self, runner: Agent) -> tuple[Agent | None, Any]:
+        """A resume of a parked checkpoint: its one entry answers the checkpoint's interrupt."""
+        parked = runner.state.get(checkpoints.STATE_KEY)
+        entries = list(self.input.resume or ())
+        if [e.interrupt_id for e in entries] != [parked["interruptId"]]:
+            raise RunRefused("INTERRUPT_NOT_FOUND", f"the thread waits for checkpoint {parked['interruptId']!r} "
+                                                    "only: answer it alone")
+        if entries[0].status == "cancelled":
+            self.store.remove(self.thread, self.principal)
+            return None, None
+        runner.state.delete(checkpoints.STATE_KEY)
+        self._watch_checkpoints(runner)
+        self.runner = runner
+        return runner, {"checkpointResume": {"checkpoint": parked["checkpoint"]}}
 
     def _attach_provided(self, runner: Agent | MultiAgentBase) -> None:
         """Keep an agent's conversation and state in the provider's session (``session_provider.py``): restored
@@ -150,7 +184,16 @@ class ThreadPause:
         if self.runner is None:
             return None
         try:
-            if interrupt_state(self.runner).activated:
+            if self.checkpoint is not None and isinstance(self.runner, Agent):
+                self.runner.state.set(checkpoints.STATE_KEY, {
+                    "interruptId": checkpoints.interrupt_id(self.input.run_id), "checkpoint": self.checkpoint})
+                manager = self.runner._session_manager if self.resuming else None
+                if manager is not None:  # the pause's own session (held by this run): kept in step with it
+                    manager.sync_agent(self.runner)
+                    self.store.refresh(self.thread, self.principal)
+                else:
+                    self.store.park(self.thread, self.runner, self.principal)
+            elif interrupt_state(self.runner).activated:
                 if self.resuming:
                     # the attached session manager already holds the state
                     self.store.refresh(self.thread, self.principal)
