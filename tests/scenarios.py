@@ -13,6 +13,7 @@ from typing import Any
 
 from ag_ui.core import CustomEvent, RunAgentInput, StateDeltaEvent
 from strands import Agent, tool
+from strands.interventions import Deny, InterventionHandler, Transform
 from strands.types.exceptions import ModelThrottledException
 
 from strands_agui import (
@@ -279,6 +280,23 @@ def shadowing_state(request: Any, input_data: RunAgentInput) -> dict[str, Any]:
 CITATION = {"title": "World Atlas", "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 20}},
             "sourceContent": [{"text": "Paris is the capital of France."}]}
 
+
+class DenyWeather(InterventionHandler):
+    name = "deny-weather"
+
+    def before_tool_call(self, event: Any, **kwargs: Any) -> Any:
+        return Deny(reason="weather lookups are off today")
+
+
+class WeatherInPorto(InterventionHandler):
+    name = "weather-in-porto"
+
+    def before_tool_call(self, event: Any, **kwargs: Any) -> Any:
+        def apply(e: Any) -> None:
+            e.tool_use["input"] = {**e.tool_use["input"], "location": "Porto"}
+        return Transform(apply=apply)
+
+
 SCENARIOS += [
     Scenario("cancelled", [[Text("I was about to write a long answer"), Cancel(), Text("never streamed")]]),
     Scenario("cancel_before_tools", [[Text("Checking."), WEATHER, Cancel()]], tools=[get_weather]),
@@ -323,6 +341,11 @@ SCENARIOS += [
     # resumes are tests/test_checkpoints.py)
     Scenario("checkpoint", [[Text("Let me look."), WEATHER], [Text("Sunny.")]], tools=[get_weather],
              agent_kwargs={"checkpointing": True}),
+    # Agent(interventions=[...]) (issue 29 item 3; the Confirm's pause and resumes: tests/test_interventions.py)
+    Scenario("intervention_deny", [[WEATHER], [Text("I may not look that up.")]], tools=[get_weather],
+             agent_kwargs={"interventions": [DenyWeather()]}),
+    Scenario("intervention_transform", [[WEATHER], [Text("Sunny in Porto.")]], tools=[get_weather],
+             agent_kwargs={"interventions": [WeatherInPorto()]}),
 ]
 BY_NAME.update({s.name: s for s in SCENARIOS})
 

@@ -132,6 +132,7 @@ class Translator:
             "event": self.on_raw_chunk,
             "message": self.turns.on_message,
             "tool_interrupt_event": self.interrupts.on_tool_interrupt,
+            "strands_agui_tool_inputs": self.tools.on_inputs_that_ran,  # runtime/ran_inputs.py
             "structured_output": outcome.on_structured_output,
             "result": outcome.on_result,
         }

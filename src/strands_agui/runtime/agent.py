@@ -36,6 +36,7 @@ from .invocation import stream_kwargs
 from .loop import Cancellation, Pace, Settle, end_run, no_events, translate
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
+from .ran_inputs import RanInputs
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
 from .session_provider import provided_session_manager
 from .sessions import SessionStore
@@ -159,7 +160,9 @@ class StrandsAgent:
         facts = RunFacts.from_record({"model": model_info(getattr(agent, "model", None)),
                                       "models": subagent_models(agent), "state_keys": sorted(state), **pause.facts()})
         if isinstance(agent, Agent):
-            stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel))
+            ran = RanInputs()  # the inputs a hook or a Transform changed (runtime/ran_inputs.py)
+            ran.install(agent)
+            stream = ran.annotate(agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel)))
         else:  # a Swarm or Graph: its nodes carry their own limits
             stream = agent.stream_async(strands_prompt, invocation_state=state)
         stop = getattr(agent, "cancel", None)  # a Swarm or Graph never halts: its nodes have no frontend tools

@@ -131,7 +131,8 @@ class ThreadPause:
             raise RunRefused("INTERRUPT_NOT_FOUND", "the thread has no pending interrupt (already resumed?)")
         parked = parked_calls(runner)
         self._refuse_new_messages({call for calls in parked.values() for call in calls})
-        prompt = resume_prompt(self.input.resume or [], pending, wrapped=config.resume_payload == "wrapped")
+        prompt = resume_prompt(self.input.resume or [], pending, wrapped=config.resume_payload == "wrapped",
+                               confirmers=confirmers(runner))
         self.runner = runner
         self._watch_checkpoints(runner)
         self.resumed_nodes = {node: calls for node, calls in parked.items() if node}
@@ -164,6 +165,8 @@ class ThreadPause:
         calls), and when a pause this run leaves expires (ISO 8601, from the run's start: the store keeps
         the pause at least that long; none when it keeps pauses forever)."""
         facts: dict[str, Any] = {"resumed_nodes": self.resumed_nodes} if self.resumed_nodes else {}
+        if self.runner is not None and confirmers(self.runner):
+            facts["confirmers"] = sorted(confirmers(self.runner))
         expires = self.store.expires_at(time.time())
         if expires is not None:
             facts["expires_at"] = datetime.fromtimestamp(expires, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -206,6 +209,12 @@ class ThreadPause:
         except Exception as exc:  # noqa: BLE001 - a store failure is a documented RUN_ERROR
             return RunFailure("SESSION_ERROR", f"{type(exc).__name__}: {exc}")
         return None
+
+
+def confirmers(runner: Agent | MultiAgentBase) -> frozenset[str]:
+    """The names of an agent's intervention handlers (an interrupt named after one is a ``Confirm``)."""
+    registry = getattr(runner, "_intervention_registry", None)
+    return frozenset(h.name for h in registry.handlers) if registry is not None else frozenset()
 
 
 def interrupt_state(runner: Agent | MultiAgentBase) -> _InterruptState:
