@@ -281,6 +281,13 @@ CITATION = {"title": "World Atlas", "location": {"documentChar": {"documentIndex
             "sourceContent": [{"text": "Paris is the capital of France."}]}
 
 
+@tool
+async def write_report(topic: str) -> str:
+    """Write a report (slowly: a background task)."""
+    await asyncio.sleep(0.2)
+    return f"Report on {topic}: all fine."
+
+
 class DenyWeather(InterventionHandler):
     name = "deny-weather"
 
@@ -346,6 +353,10 @@ SCENARIOS += [
              agent_kwargs={"interventions": [DenyWeather()]}),
     Scenario("intervention_transform", [[WEATHER], [Text("Sunny in Porto.")]], tools=[get_weather],
              agent_kwargs={"interventions": [WeatherInPorto()]}),
+    # Agent(background_tasks=...) (issue 29 item 2): the task as an activity, its result delivered into it
+    Scenario("background_task", [[ToolUse("write_report", {"topic": "sales"}, tool_use_id="tool-report")],
+                                 [Text("The report is being written.")], [Text("The report is ready.")]],
+             tools=[write_report], agent_kwargs={"background_tasks": {"always": ["write_report"]}}),
 ]
 BY_NAME.update({s.name: s for s in SCENARIOS})
 

@@ -85,6 +85,9 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     {"trigger": "start_subagent", "source": [READY, AWAITING_RESULT], "dest": None},
     {"trigger": "end_subagent", "source": [READY, AWAITING_RESULT, HALTED], "dest": None},
     {"trigger": "tool_progress", "source": AWAITING_RESULT, "dest": None},
+    # a background task (Agent(background_tasks=...)) appeared, changed status or was delivered: its activity
+    # message (core/handlers/background.py); seen at turn boundaries, so between envelopes
+    {"trigger": "task_progress", "source": [READY, AWAITING_RESULT, HALTED], "dest": None},
     # a cancel by id (POST .../runs/{runId}/cancel) halts between envelopes: Strands is stopped its own way,
     # and the run finishes with outcome cancelled
     {"trigger": "cancel", "source": [READY, AWAITING_RESULT], "dest": HALTED, "halt": CANCELLED},

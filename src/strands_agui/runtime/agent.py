@@ -30,6 +30,7 @@ from ..core.translator import Translator, hook_failed, new_id
 from ..errors import RunFailure, RunRefused, building_failure
 from .agents import AgentSource, agent_source
 from .approval import with_edited_arguments
+from .background import BackgroundWatch
 from .conversation import conversation
 from .invocation import invocation_state as resolve_invocation_state
 from .invocation import stream_kwargs
@@ -159,10 +160,13 @@ class StrandsAgent:
             return no_events(), None, NO_FACTS
         facts = RunFacts.from_record({"model": model_info(getattr(agent, "model", None)),
                                       "models": subagent_models(agent), "state_keys": sorted(state), **pause.facts()})
+        stream: Source
         if isinstance(agent, Agent):
             ran = RanInputs()  # the inputs a hook or a Transform changed (runtime/ran_inputs.py)
             ran.install(agent)
             stream = ran.annotate(agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel)))
+            if agent._background_tasks is not None:  # its tasks as activity (runtime/background.py)
+                stream = BackgroundWatch(agent).annotate(stream)
         else:  # a Swarm or Graph: its nodes carry their own limits
             stream = agent.stream_async(strands_prompt, invocation_state=state)
         stop = getattr(agent, "cancel", None)  # a Swarm or Graph never halts: its nodes have no frontend tools

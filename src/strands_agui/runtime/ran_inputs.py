@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
 from strands import Agent
@@ -40,15 +40,22 @@ class RanInputs:
         tool_use = event.tool_use
         self.ran[str(tool_use.get("toolUseId"))] = copy.deepcopy(tool_use.get("input"))
 
-    async def annotate(self, stream: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        """``stream`` with the inputs that differ from the model's, just before each tool batch's results."""
-        async for event in stream:
-            message = event.get("message") if isinstance(event, Mapping) and len(event) == 1 else None
-            if isinstance(message, Mapping):
-                changed = self._seen(message)
-                if changed:
-                    yield {KEY: changed}
-            yield event
+    async def annotate(self, stream: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
+        """``stream`` with the inputs that differ from the model's, just before each tool batch's results. The
+        source is always closed with ``aclose()`` (as ``record_stream`` does), so closing this closes Strands'."""
+        iterator = aiter(stream)
+        try:
+            async for event in iterator:
+                message = event.get("message") if isinstance(event, Mapping) and len(event) == 1 else None
+                if isinstance(message, Mapping):
+                    changed = self._seen(message)
+                    if changed:
+                        yield {KEY: changed}
+                yield event
+        finally:
+            aclose = getattr(iterator, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
     def _seen(self, message: Mapping[str, Any]) -> dict[str, Any]:
         blocks = [b for b in message.get("content") or () if isinstance(b, Mapping)]
