@@ -310,7 +310,7 @@ def test_server_lists_and_serves_the_examples():
         listed = client.get("/examples").json()
         assert [e["path"] for e in listed] == ["/agentic_chat", "/backend_tool_rendering", "/shared_state",
                                                "/agentic_generative_ui", "/human_in_the_loop", "/multi_agent",
-                                               "/a2ui_generative_ui"]
+                                               "/a2ui_generative_ui", "/background_agents"]
         assert listed[0]["frontendTools"] == [CHANGE_BACKGROUND]
         assert all(e["name"] and e["description"] for e in listed)
         assert client.get("/").status_code == 200

@@ -28,6 +28,7 @@ from strands_agui.examples import (
     agentic_chat,
     agentic_generative_ui,
     backend_tool_rendering,
+    background_agents,
     human_in_the_loop,
     multi_agent,
     shared_state,
@@ -37,7 +38,7 @@ from strands_agui.server.console import mount_console
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 
 EXAMPLES: tuple[ModuleType, ...] = (agentic_chat, backend_tool_rendering, shared_state, agentic_generative_ui,
-                                    human_in_the_loop, multi_agent, a2ui_generative_ui)
+                                    human_in_the_loop, multi_agent, a2ui_generative_ui, background_agents)
 
 
 def example_entry(module: ModuleType) -> dict[str, Any]:
