@@ -46,3 +46,32 @@ def test_each_status_change_is_a_delta_of_the_same_activity() -> None:
 
 def test_no_task_no_activity() -> None:
     assert not [e for e in dump_events(replayed("backend_tool")) if e["type"].startswith("ACTIVITY")]
+
+
+async def test_a_cancelled_run_cancels_its_open_tasks() -> None:
+    import asyncio
+
+    from strands import Agent, tool
+
+    from strands_agui import StrandsAgent
+    from strands_agui.tooling.scripted import Cancel, ScriptedModel, Text, ToolUse
+    from tests.scenarios import run_input
+
+    finished: list[str] = []
+
+    @tool
+    async def long_report(topic: str) -> str:
+        """A report that takes long."""
+        await asyncio.sleep(0.5)
+        finished.append(topic)
+        return "done"
+
+    agent = Agent(model=ScriptedModel([[ToolUse("long_report", {"topic": "x"}, tool_use_id="tool-long")],
+                                       [Text("Working on it"), Cancel()]]),
+                  tools=[long_report], callback_handler=None, background_tasks={"always": ["long_report"]})
+    events = dump_events([e async for e in StrandsAgent(agent).run(run_input("go"))])
+    assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"] == {"type": "cancelled"}
+    [task] = [e for e in events if e["type"] == "ACTIVITY_SNAPSHOT"]
+    assert task["content"]["toolName"] == "long_report"
+    await asyncio.sleep(0.8)
+    assert finished == [], "the task was cancelled with its run"

@@ -12,14 +12,18 @@ before the ``result``), whenever a task appeared, changed status or was delivere
 They are recorded with the run (a replay shows the same); the translator shows each task as an activity
 message (``core/handlers/background.py``). Statuses a task passes through while Strands waits inside its own
 hooks (``wait_for_completion``) without yielding are not seen: a task shows ``queued``, then how it ended.
+A run that ends cancelled cancels the tasks it left open (:meth:`BackgroundWatch.cancel_open`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
 from strands import Agent
+
+logger = logging.getLogger(__name__)
 
 KEY = "strands_agui_background_tasks"
 STATE_KEY = "strands.background_tasks"  # strands/background_tasks/_background_tasks.py
@@ -31,6 +35,7 @@ class BackgroundWatch:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
         self.seen: dict[str, dict[str, Any]] = {}
+        self.cancelled = False  # Strands' result said the run was cancelled
 
     async def annotate(self, stream: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
         """``stream`` with a task event at each turn boundary where the tasks changed; the source is always
@@ -40,6 +45,8 @@ class BackgroundWatch:
             async for event in iterator:
                 single = next(iter(event)) if isinstance(event, Mapping) and len(event) == 1 else None
                 if single == "result":
+                    result = event["result"]
+                    self.cancelled |= getattr(result, "stop_reason", None) == "cancelled"
                     changed = self.changes()
                     if changed:
                         yield {KEY: changed}
@@ -52,6 +59,20 @@ class BackgroundWatch:
             aclose = getattr(iterator, "aclose", None)
             if aclose is not None:
                 await aclose()
+            await self.cancel_open()
+
+    async def cancel_open(self) -> None:
+        """A cancelled run (a cancel by id, ``agent.cancel()``) cancels its tasks still open: none is left running
+        after the run that started it ended cancelled."""
+        plugin = self.agent._background_tasks
+        if plugin is None or not (self.cancelled or self.agent.cancel_signal.is_set()):
+            return
+        for task in self.agent.state.get(STATE_KEY) or ():
+            if isinstance(task, Mapping) and task.get("status") not in ("completed", "failed", "cancelled"):
+                try:
+                    await plugin._manager.cancel(str(task["task_id"]))
+                except Exception:  # noqa: BLE001 - the task ended meanwhile, or the manager is gone
+                    logger.debug("could not cancel background task %s", task.get("task_id"), exc_info=True)
 
     def changes(self) -> list[dict[str, Any]]:
         """The tasks that appeared, changed or were delivered since the last look."""
