@@ -28,6 +28,7 @@ PROMPTS = {  # a prompt that uses what each example configures (frontend tool, s
     "human_in_the_loop": "book me a flight to Oslo",
     "multi_agent": "what do you know about tea?",
     "a2ui_generative_ui": "a packing checklist: passport, charger and sunscreen",
+    "background_agents": "write a report on sales",
 }
 INSPECT = {"strandsAgui": {"inspect": True}}
 ID_KEYS = ("id", "runId", "threadId", "parentRunId")

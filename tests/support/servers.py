@@ -55,6 +55,7 @@ EXAMPLE_PROMPTS = {
     "/human_in_the_loop": "book me a flight to Porto",
     "/multi_agent": "what do we know about the billing service?",
     "/a2ui_generative_ui": "show me a checklist for a trip: passport, tickets and charger",
+    "/background_agents": "write a report on sales",
 }
 """What each example is asked (its route -> the first user message)."""
 
