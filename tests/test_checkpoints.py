@@ -75,6 +75,7 @@ async def test_a_checkpointed_run_pauses_and_resumes_on_another_worker(tmp_path:
         assert interrupt["id"] == f"checkpoint-run-{run}" and interrupt["reason"] == "strands_checkpoint"
         assert checkpoint["position"] == ("after_model", "after_tools")[run]
         assert interrupt["message"].startswith(f"Paused at a checkpoint ({checkpoint['position']}, cycle 0)")
+        assert interrupt["expiresAt"]  # parked as long as a pause
     assert [s[0] for s in seen] == ["interrupt", "interrupt", "success"]
     assert [s[1]["stopReason"] for s in seen] == ["checkpoint", "checkpoint", "end_turn"]
     assert seen[0][2] == [("user", "Weather in Paris?", []), ("assistant", "Let me look.", ["tool-w"])]

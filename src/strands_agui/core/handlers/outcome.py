@@ -129,7 +129,9 @@ class OutcomeHandler(Handler):
         """The one place a finished run's outcome is decided: ``paused`` (the machine's ``finish`` goes to
         ``paused``), else the halt reason the table carries (``cancelled``), else success."""
         if paused and self.checkpoint is not None and not self.run.interrupts.waiting:
-            return RunFinishedInterruptOutcome(interrupts=[as_interrupt(self.run.input.run_id, self.checkpoint)])
+            interrupt = as_interrupt(self.run.input.run_id, self.checkpoint)
+            interrupt.expires_at = self.run.facts.expires_at  # parked as long as a pause
+            return RunFinishedInterruptOutcome(interrupts=[interrupt])
         if paused:
             return RunFinishedInterruptOutcome(interrupts=self.run.interrupts.pending())
         if self.run.halt == CANCELLED:
