@@ -13,6 +13,7 @@ from typing import Any
 
 from ag_ui.core import CustomEvent, RunAgentInput, StateDeltaEvent
 from strands import Agent, tool
+from strands.interventions import Deny, InterventionHandler, Transform
 from strands.types.exceptions import ModelThrottledException
 
 from strands_agui import (
@@ -279,6 +280,30 @@ def shadowing_state(request: Any, input_data: RunAgentInput) -> dict[str, Any]:
 CITATION = {"title": "World Atlas", "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 20}},
             "sourceContent": [{"text": "Paris is the capital of France."}]}
 
+
+@tool
+async def write_report(topic: str) -> str:
+    """Write a report (slowly: a background task)."""
+    await asyncio.sleep(0.2)
+    return f"Report on {topic}: all fine."
+
+
+class DenyWeather(InterventionHandler):
+    name = "deny-weather"
+
+    def before_tool_call(self, event: Any, **kwargs: Any) -> Any:
+        return Deny(reason="weather lookups are off today")
+
+
+class WeatherInPorto(InterventionHandler):
+    name = "weather-in-porto"
+
+    def before_tool_call(self, event: Any, **kwargs: Any) -> Any:
+        def apply(e: Any) -> None:
+            e.tool_use["input"] = {**e.tool_use["input"], "location": "Porto"}
+        return Transform(apply=apply)
+
+
 SCENARIOS += [
     Scenario("cancelled", [[Text("I was about to write a long answer"), Cancel(), Text("never streamed")]]),
     Scenario("cancel_before_tools", [[Text("Checking."), WEATHER, Cancel()]], tools=[get_weather]),
@@ -309,6 +334,29 @@ SCENARIOS += [
              tools=[get_weather], model_kwargs={"stop_reason": "max_tokens"}),
     Scenario("invocation_state_data", [[Text("The real text.")]],
              config=StrandsAgentConfig(invocation_state_provider=shadowing_state)),
+    # issue 29: every budget and filter stop Strands 1.62 ends a run with (core/stops.py)
+    Scenario("limit_output_tokens", [[WEATHER], [Text("Never reached.")]], tools=[get_weather],
+             config=StrandsAgentConfig(limits={"output_tokens": 10})),
+    Scenario("limit_total_tokens", [[WEATHER], [Text("Never reached.")]], tools=[get_weather],
+             config=StrandsAgentConfig(limits={"total_tokens": 15})),
+    Scenario("content_filtered", [[Text("The first half of an answer the")]],
+             model_kwargs={"stop_reason": "content_filtered"}),
+    Scenario("stop_sequence", [[Text("Counting: one, two,")]], model_kwargs={"stop_reason": "stop_sequence"}),
+    Scenario("guardrail_intervened", [[Text("Sorry, I cannot help with that.")]],
+             model_kwargs={"stop_reason": "guardrail_intervened"}),
+    # Agent(checkpointing=True): the run pauses after the model asked for a tool (core/checkpoints.py; the
+    # resumes are tests/test_checkpoints.py)
+    Scenario("checkpoint", [[Text("Let me look."), WEATHER], [Text("Sunny.")]], tools=[get_weather],
+             agent_kwargs={"checkpointing": True}),
+    # Agent(interventions=[...]) (issue 29 item 3; the Confirm's pause and resumes: tests/test_interventions.py)
+    Scenario("intervention_deny", [[WEATHER], [Text("I may not look that up.")]], tools=[get_weather],
+             agent_kwargs={"interventions": [DenyWeather()]}),
+    Scenario("intervention_transform", [[WEATHER], [Text("Sunny in Porto.")]], tools=[get_weather],
+             agent_kwargs={"interventions": [WeatherInPorto()]}),
+    # Agent(background_tasks=...) (issue 29 item 2): the task as an activity, its result delivered into it
+    Scenario("background_task", [[ToolUse("write_report", {"topic": "sales"}, tool_use_id="tool-report")],
+                                 [Text("The report is being written.")], [Text("The report is ready.")]],
+             tools=[write_report], agent_kwargs={"background_tasks": {"always": ["write_report"]}}),
 ]
 BY_NAME.update({s.name: s for s in SCENARIOS})
 

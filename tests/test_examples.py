@@ -312,7 +312,8 @@ def test_server_lists_and_serves_the_examples():
                                                "/agentic_generative_ui", "/human_in_the_loop", "/multi_agent",
                                                "/a2ui_generative_ui", "/agentic_chat_reasoning",
                                                "/tool_based_generative_ui", "/interrupt", "/predictive_state_updates",
-                                               "/agentic_chat_multimodal", "/a2ui_fixed_schema", "/a2ui_recovery"]
+                                               "/agentic_chat_multimodal", "/a2ui_fixed_schema", "/a2ui_recovery",
+                                               "/background_agents"]
         assert listed[0]["frontendTools"] == [CHANGE_BACKGROUND]
         assert all(e["name"] and e["description"] for e in listed)
         assert client.get("/").status_code == 200

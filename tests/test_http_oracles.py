@@ -5,6 +5,7 @@ ag-ui-validate (live; the protobuf bodies decoded by ``server.proto``)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -87,6 +88,9 @@ def held(report: dict[str, Any]) -> Any:
     for run in runs:
         for interrupt in run.get("interrupts") or ():
             interrupt["expiresAt"] = "expiresAt" in interrupt
-    return normalize_ids([{**{key: run.get(key) for key in ("outcome", "run_error", "interrupts", "run_result")},
-                           "pending": [{"toolCallId": id_} for id_ in run.get("pending_tool_call_ids") or ()]}
-                          for run in runs] + [{"messages": report["messages"], "state": report["state"]}])
+    kept = [{**{key: run.get(key) for key in ("outcome", "run_error", "interrupts", "run_result")},
+             "pending": [{"toolCallId": id_} for id_ in run.get("pending_tool_call_ids") or ()]}
+            for run in runs] + [{"messages": report["messages"], "state": report["state"]}]
+    # a background task's id is Strands' own uuid, new in every run
+    text = re.sub(r'(Task ID: |"taskId": ")[0-9a-f-]{36}', r"\1<task id>", json.dumps(kept))
+    return normalize_ids(json.loads(text))

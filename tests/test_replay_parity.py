@@ -35,6 +35,7 @@ PROMPTS = {  # a prompt that uses what each example configures (frontend tool, s
     "agentic_chat_multimodal": "What objects can you identify in this photo?",
     "a2ui_fixed_schema": "Find hotels in downtown Manhattan for next weekend.",
     "a2ui_recovery": "Compare 3 broken hotels with ratings and prices.",
+    "background_agents": "write a report on sales",
 }
 INSPECT = {"strandsAgui": {"inspect": True}}
 ID_KEYS = ("id", "runId", "threadId", "parentRunId")

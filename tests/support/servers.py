@@ -62,6 +62,7 @@ EXAMPLE_PROMPTS = {
     "/agentic_chat_multimodal": "Describe what you see in the image I upload.",
     "/a2ui_fixed_schema": "Find flights from SFO to JFK for next Tuesday.",
     "/a2ui_recovery": "Compare 3 luxury hotels with ratings and prices.",
+    "/background_agents": "write a report on sales",
 }
 """What each example is asked (its route -> the first user message)."""
 

@@ -27,7 +27,9 @@ class RunFacts:
     * ``resumed_nodes``: Swarm/Graph node id -> its parked tool use ids, for the nodes a resume continues;
     * ``expires_at``: when a pause of this run stops being answerable (ISO 8601), from the session store;
     * ``parked``: the tool use ids of the parked calls this (sub)run continues (a resume: their results come
-      first, on the cards the client holds); None when it continues none.
+      first, on the cards the client holds); None when it continues none;
+    * ``confirmers``: the names of the run's agent's intervention handlers (``Agent(interventions=...)``): an
+      interrupt named after one is a ``Confirm``, answered with our approval contract (``interrupt_map``).
     """
 
     model: Mapping[str, Any] = field(default_factory=lambda: _NONE)
@@ -36,6 +38,7 @@ class RunFacts:
     resumed_nodes: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _NONE)
     expires_at: str | None = None
     parked: frozenset[str] | None = None
+    confirmers: frozenset[str] = frozenset()
 
     @property
     def resumes(self) -> bool:
@@ -50,7 +53,7 @@ class RunFacts:
                    models=MappingProxyType(dict(data.get("models") or {})),
                    state_keys=frozenset(data.get("state_keys") or ()),
                    resumed_nodes=MappingProxyType({str(k): tuple(v) for k, v in nodes.items()}),
-                   expires_at=data.get("expires_at"))
+                   expires_at=data.get("expires_at"), confirmers=frozenset(data.get("confirmers") or ()))
 
     def record(self) -> dict[str, Any]:
         """The recorded form (a log's metadata): model, models and state keys always, the others when set."""
@@ -60,6 +63,8 @@ class RunFacts:
             out["resumed_nodes"] = {k: list(v) for k, v in self.resumed_nodes.items()}
         if self.expires_at is not None:
             out["expires_at"] = self.expires_at
+        if self.confirmers:
+            out["confirmers"] = sorted(self.confirmers)
         return out
 
     def of_run(self, parked: frozenset[str] | None) -> RunFacts:

@@ -11,6 +11,13 @@ A Strands interrupt is ``(id, name, reason)``. Its AG-UI form:
 * ``toolCallId``: the tool call the interrupt was raised for, when the client has seen it streamed;
 * ``metadata``: ``{"reason": ...}``, the raw reason made JSON-safe (upstream ``ag_ui_strands``' metadata; the
   Strands ``name`` is ``reason`` already).
+
+**One approval contract.** A Strands intervention's ``Confirm`` (``Agent(interventions=[...])``, a handler
+returning ``Confirm(prompt=...)`` before a tool call) pauses as an interrupt named after its handler, whose
+reason is the prompt; Strands approves only ``True`` or ``"y"``/``"yes"``. It is shown like our own approval
+(``responseSchema`` = :data:`APPROVAL_SCHEMA`, ``metadata.intervention = "confirm"``) and answered the same way:
+``{approved: true}`` becomes ``True``, ``{approved: false}`` ``False`` (Strands then cancels the call with
+``CONFIRMATION_FAILED: <prompt>``), whatever ``resume_payload`` says.
 """
 
 from __future__ import annotations
@@ -51,19 +58,23 @@ def response_schema(interrupt: Any) -> dict[str, Any] | None:
     return dict(schema) if isinstance(schema, Mapping) else None
 
 
-def to_agui(interrupt: Any, tool_call_id: str | None) -> Interrupt:
-    """The AG-UI form of one Strands interrupt (see the module docstring)."""
+def to_agui(interrupt: Any, tool_call_id: str | None, confirmers: frozenset[str] = frozenset()) -> Interrupt:
+    """The AG-UI form of one Strands interrupt (see the module docstring); ``confirmers``: the names of the
+    agent's intervention handlers (an interrupt named after one is a ``Confirm``)."""
     interrupt_id, name, reason = fields(interrupt)
     message = reason if isinstance(reason, str) else None
     if isinstance(reason, Mapping) and isinstance(reason.get("message"), str):
         message = reason["message"]
+    metadata: dict[str, Any] = {"reason": stringified(reason)}
+    schema = response_schema(interrupt)
+    if name in confirmers:
+        metadata["intervention"], schema = "confirm", dict(APPROVAL_SCHEMA)
     return Interrupt(id=interrupt_id, reason=name or "interrupt", message=message, tool_call_id=tool_call_id,
-                     response_schema=response_schema(interrupt),
-                     metadata={"reason": stringified(reason)})
+                     response_schema=schema, metadata=metadata)
 
 
 def resume_prompt(entries: Sequence[ResumeEntry], pending: Mapping[str, Any],
-                  wrapped: bool = True) -> list[dict[str, Any]]:
+                  wrapped: bool = True, confirmers: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """The ``interruptResponse`` blocks answering every pending interrupt (id -> Strands interrupt): a resolved
     entry's payload as ``{"response": payload}`` when ``wrapped`` (upstream ``ag_ui_strands``' contract:
     ``_wrap_resume_response`` in its ``agent.py``), bare otherwise; an approval's payload is always bare (its hook
@@ -82,15 +93,17 @@ def resume_prompt(entries: Sequence[ResumeEntry], pending: Mapping[str, Any],
         raise RunRefused("RESUME_INCOMPLETE", f"the resume leaves interrupt(s) {_names(missing)} unanswered; "
                                               "answer each (status resolved or cancelled)")
     return [{"interruptResponse": {"interruptId": e.interrupt_id,
-                                   "response": _response(e, pending[e.interrupt_id], wrapped)}} for e in entries]
+                                   "response": _response(e, pending[e.interrupt_id], wrapped, confirmers)}}
+            for e in entries]
 
 
-def _response(entry: ResumeEntry, interrupt: Any, wrapped: bool) -> Any:
+def _response(entry: ResumeEntry, interrupt: Any, wrapped: bool, confirmers: frozenset[str] = frozenset()) -> Any:
+    confirm = fields(interrupt)[1] in confirmers
     if entry.status == "cancelled":
-        return CANCELLED
+        return False if confirm else CANCELLED
     if entry.payload is None:
         raise RunRefused("RESUME_INVALID", f"interrupt {entry.interrupt_id!r} is resolved without a payload")
-    schema = response_schema(interrupt)
+    schema = APPROVAL_SCHEMA if confirm else response_schema(interrupt)
     if schema is not None:
         try:
             jsonschema.validate(entry.payload, schema)
@@ -101,6 +114,8 @@ def _response(entry: ResumeEntry, interrupt: Any, wrapped: bool) -> Any:
         except jsonschema.SchemaError as exc:
             raise RunRefused("RESUME_INVALID", f"interrupt {entry.interrupt_id!r} has an invalid responseSchema: "
                                                f"{exc.message}") from None
+    if confirm:
+        return entry.payload["approved"] is True  # Strands' Confirm approves True only (or "yes")
     if wrapped and fields(interrupt)[1] != APPROVAL:
         return {"response": entry.payload}
     return entry.payload

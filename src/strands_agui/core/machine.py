@@ -76,17 +76,26 @@ TRANSITIONS: tuple[dict[str, Any], ...] = (
     {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": HALTED, "conditions": "result_stops_streaming",
      "halt": STOP_AFTER_RESULT},
     {"trigger": "receive_results", "source": AWAITING_RESULT, "dest": READY},
+    # a resume of a checkpoint taken after the tools ran (Strands' "after_tools"): no tool batch is parked, the
+    # next model call comes first (core/checkpoints.py)
+    {"trigger": "resume_checkpoint", "source": AWAITING_RESULT, "dest": READY},
     # subagents (Swarm/Graph nodes, agents as tools) run their own machine from this table, one level down;
     # the run records their start and end, and tool progress (activity messages), as internal moves
     {"trigger": "start_subagent", "source": [READY, AWAITING_RESULT], "dest": None},
     {"trigger": "end_subagent", "source": [READY, AWAITING_RESULT, HALTED], "dest": None},
     {"trigger": "tool_progress", "source": AWAITING_RESULT, "dest": None},
+    # a background task (Agent(background_tasks=...)) appeared, changed status or was delivered: its activity
+    # message (core/handlers/background.py); seen at turn boundaries, so between envelopes
+    {"trigger": "task_progress", "source": [READY, AWAITING_RESULT, HALTED], "dest": None},
     # a cancel by id (POST .../runs/{runId}/cancel) halts between envelopes: Strands is stopped its own way,
     # and the run finishes with outcome cancelled
     {"trigger": "cancel", "source": [READY, AWAITING_RESULT], "dest": HALTED, "halt": CANCELLED},
     # lifecycle end
     # a run Strands stopped on interrupts ends paused: RUN_FINISHED with the interrupt outcome
     {"trigger": "finish", "source": [READY, AWAITING_RESULT], "dest": PAUSED, "conditions": "run_interrupted"},
+    # a Strands checkpoint (Agent(checkpointing=True), stop_reason "checkpoint") ends paused too: the interrupt
+    # outcome names the checkpoint, and a resume continues from it (core/checkpoints.py)
+    {"trigger": "finish", "source": [READY, AWAITING_RESULT], "dest": PAUSED, "conditions": "run_checkpointed"},
     {"trigger": "finish", "source": [READY, AWAITING_RESULT, HALTED], "dest": FINISHED},
     {"trigger": "fail", "source": [READY, AWAITING_RESULT, HALTED], "dest": ERRORED},
 )
@@ -132,6 +141,8 @@ GUARDS: dict[str, Callable[[Any], bool]] = {
     "turn_calls_tools": lambda run: run.tools.turn_calls_tools(),
     "result_stops_streaming": lambda run: run.tools.result_stops_streaming(),
     "run_interrupted": lambda run: run.interrupts.run_interrupted(),
+    # a Strands checkpoint ended the run's own turn (a subagent's is its parent's business)
+    "run_checkpointed": lambda run: run.outcome.checkpoint is not None and not run.subagent,
 }
 
 

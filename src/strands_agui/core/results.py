@@ -90,6 +90,7 @@ MIME_TYPES: dict[str, str] = {
     "xls": "application/vnd.ms-excel", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     "html": "text/html", "txt": "text/plain", "md": "text/markdown",
     "mp4": "video/mp4", "mov": "video/quicktime", "mkv": "video/x-matroska", "webm": "video/webm",
+    "flv": "video/x-flv", "mpeg": "video/mpeg", "mpg": "video/mpeg", "three_gp": "video/3gpp", "wmv": "video/x-ms-wmv",
 }
 
 

@@ -130,6 +130,12 @@ class ClientMessages:
             index += 1
         self._created.insert(index, result)
 
+    def set_arguments(self, tool_call_id: str, arguments: str) -> None:
+        """The arguments a call ran with, replacing those the model streamed (a hook transformed them)."""
+        found = self._calls.get(tool_call_id)
+        if found is not None:
+            found[1].args[:] = [arguments]
+
     def text_of(self, message_id: str) -> str:
         """The text the client holds for one of this run's messages."""
         message = self._find(message_id)

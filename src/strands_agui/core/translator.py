@@ -38,6 +38,7 @@ from ag_ui.core import (
 from ..config import StrandsAgentConfig, ToolCallContext
 from ..errors import RunFailure
 from .facts import NO_FACTS, RunFacts
+from .handlers.background import BackgroundHandler
 from .handlers.base import HookCall, Item, Turn, attributed, checked_ids, new_id
 from .handlers.interrupts import InterruptHandler
 from .handlers.outcome import OutcomeHandler
@@ -89,6 +90,7 @@ class Translator:
         self.interrupts = InterruptHandler(self)
         self.outcome = OutcomeHandler(self)
         self.subagents = SubagentHandler(self)
+        self.background = BackgroundHandler(self)
         if facts.parked is not None:  # a resume: the parked batch's results attach to the cards the client holds
             self.tools.adopt_parked(facts.parked)
         # the run's table bound to this translator (it answers the guards); a run opened before its facts were known
@@ -116,6 +118,8 @@ class Translator:
             "event": self.on_raw_chunk,
             "message": self.turns.on_message,
             "tool_interrupt_event": self.interrupts.on_tool_interrupt,
+            "strands_agui_tool_inputs": self.tools.on_inputs_that_ran,  # runtime/ran_inputs.py
+            "strands_agui_background_tasks": self.background.on_tasks,  # runtime/background.py
             "structured_output": outcome.on_structured_output,
             "result": outcome.on_result,
         }

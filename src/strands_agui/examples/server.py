@@ -35,6 +35,7 @@ from strands_agui.examples import (
     agentic_chat_reasoning,
     agentic_generative_ui,
     backend_tool_rendering,
+    background_agents,
     human_in_the_loop,
     interrupt,
     multi_agent,
@@ -49,7 +50,8 @@ from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 EXAMPLES: tuple[ModuleType, ...] = (agentic_chat, backend_tool_rendering, shared_state, agentic_generative_ui,
                                     human_in_the_loop, multi_agent, a2ui_generative_ui, agentic_chat_reasoning,
                                     tool_based_generative_ui, interrupt, predictive_state_updates,
-                                    agentic_chat_multimodal, a2ui_fixed_schema, a2ui_recovery)
+                                    agentic_chat_multimodal, a2ui_fixed_schema, a2ui_recovery,
+                                    background_agents)
 
 
 def endpoint_options(module: ModuleType) -> dict[str, Any]:

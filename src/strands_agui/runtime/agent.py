@@ -31,10 +31,12 @@ from ..core.translator import Translator, new_id
 from ..errors import RunFailure, RunRefused, building_failure
 from . import planning
 from .agents import AgentSource, agent_source
+from .background import BackgroundWatch
 from .invocation import stream_kwargs
 from .loop import Cancellation, Pace, Settle, end_run, no_events, translate
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
+from .ran_inputs import RanInputs
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
 from .sessions import SessionStore
 from .stores import default_store
@@ -149,8 +151,13 @@ class StrandsAgent:
         state = dict(planned.invocation_state)
         facts = RunFacts.from_record({"model": model_info(getattr(agent, "model", None)),
                                       "models": subagent_models(agent), "state_keys": sorted(state), **pause.facts()})
+        stream: Source
         if isinstance(agent, Agent):
-            stream = agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel))
+            ran = RanInputs()  # the inputs a hook or a Transform changed (runtime/ran_inputs.py)
+            ran.install(agent)
+            stream = ran.annotate(agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel)))
+            if agent._background_tasks is not None:  # its tasks as activity (runtime/background.py)
+                stream = BackgroundWatch(agent).annotate(stream)
         else:  # a Swarm or Graph: its nodes carry their own limits
             stream = agent.stream_async(strands_prompt, invocation_state=state)
         stop = getattr(agent, "cancel", None)  # a Swarm or Graph never halts: its nodes have no frontend tools

@@ -6,6 +6,9 @@ leaves in the session store when Strands is done.
   ``interruptResponse`` blocks. When the run ends without new interrupts the pause is removed.
 * A resume whose entries are all ``cancelled``, on a thread with nothing (any more) to resume, finishes at
   once: nothing runs and nothing is waited for (how a client drops an expired interrupt).
+* A run Strands stops at a **checkpoint** (``Agent(checkpointing=True)``) is parked like a pause, the checkpoint
+  in the parked agent's ``state`` (``core/checkpoints.py``); a resume answering its interrupt continues from it
+  (``checkpointResume``), a ``cancelled`` one drops it.
 * A request **without** ``resume`` on a paused thread abandons the pause: the client's messages are the
   truth (the official client never does this: it refuses to run a thread with unanswered interrupts). A run
   that never pauses reads one path and writes nothing; a run that pauses parks its agent.
@@ -21,11 +24,13 @@ from typing import Any
 
 from ag_ui.core import AssistantMessage, UserMessage
 from strands import Agent
+from strands.hooks import AfterInvocationEvent
 from strands.interrupt import _InterruptState
 from strands.multiagent.base import MultiAgentBase
 from strands.types.exceptions import SessionException
 
 from ..config import StrandsAgentConfig
+from ..core import checkpoints
 from ..core.interrupt_map import resume_prompt
 from ..core.plan import RunPlan
 from ..errors import RunFailure, RunRefused
@@ -60,6 +65,16 @@ class ThreadPause:
         self.resuming = plan.resumes
         self.resumed_nodes: dict[str, list[str]] = {}  # Swarm/Graph node id -> the parked calls it continues
         self.on_agent: Callable[[Agent], None] | None = None  # shapes a new run's agent (a server-side thread's)
+        self.checkpoint: dict[str, Any] | None = None  # the checkpoint Strands stopped this run at
+
+    def _watch_checkpoints(self, runner: Agent | MultiAgentBase) -> None:
+        if isinstance(runner, Agent) and runner._checkpointing:
+            runner.hooks.add_callback(AfterInvocationEvent, self._after_invocation)
+
+    def _after_invocation(self, event: AfterInvocationEvent) -> None:
+        result = event.result
+        self.checkpoint = checkpoints.checkpoint_of(result) if result is not None and \
+            result.stop_reason == "checkpoint" else None
 
     def open(self, source: AgentSource, config: StrandsAgentConfig) -> tuple[Agent | MultiAgentBase | None, Any]:
         """The run's Strands agent (or Swarm/Graph) and what to stream it with (no agent: a resume that only
@@ -74,6 +89,7 @@ class ThreadPause:
         runner = self.runner = self._build(source, list(self.plan.history))
         if self.on_agent is not None and isinstance(runner, Agent):
             self.on_agent(runner)
+        self._watch_checkpoints(runner)
         prompt = self.plan.prompt_blocks()
         if isinstance(runner, MultiAgentBase):
             return runner, task_of(prompt, "Hello")
@@ -109,15 +125,34 @@ class ThreadPause:
         attach(runner, self.store.session_manager(self.thread, self.principal))
         state = interrupt_state(runner)
         pending = {i.id: i for i in state.interrupts.values() if i.response is None} if state.activated else {}
+        if not pending and isinstance(runner, Agent) and runner.state.get(checkpoints.STATE_KEY):
+            return self._from_checkpoint(runner)
         if not pending:
             self.store.remove(self.thread, self.principal)
             raise RunRefused("INTERRUPT_NOT_FOUND", "the thread has no pending interrupt (already resumed?)")
         parked = parked_calls(runner)
         self._refuse_new_messages({call for calls in parked.values() for call in calls})
-        prompt = resume_prompt(self.input.resume or [], pending, wrapped=config.resume_payload == "wrapped")
+        prompt = resume_prompt(self.input.resume or [], pending, wrapped=config.resume_payload == "wrapped",
+                               confirmers=confirmers(runner))
         self.runner = runner
+        self._watch_checkpoints(runner)
         self.resumed_nodes = {node: calls for node, calls in parked.items() if node}
         return runner, prompt
+
+    def _from_checkpoint(self, runner: Agent) -> tuple[Agent | None, Any]:
+        """A resume of a parked checkpoint: its one entry answers the checkpoint's interrupt."""
+        parked = runner.state.get(checkpoints.STATE_KEY)
+        entries = list(self.input.resume or ())
+        if [e.interrupt_id for e in entries] != [parked["interruptId"]]:
+            raise RunRefused("INTERRUPT_NOT_FOUND", f"the thread waits for checkpoint {parked['interruptId']!r} "
+                                                    "only: answer it alone")
+        if entries[0].status == "cancelled":
+            self.store.remove(self.thread, self.principal)
+            return None, None
+        runner.state.delete(checkpoints.STATE_KEY)
+        self._watch_checkpoints(runner)
+        self.runner = runner
+        return runner, {"checkpointResume": {"checkpoint": parked["checkpoint"]}}
 
     def _attach_provided(self, runner: Agent | MultiAgentBase) -> None:
         """Keep an agent's conversation and state in the provider's session (``session_provider.py``): restored
@@ -131,6 +166,8 @@ class ThreadPause:
         calls), and when a pause this run leaves expires (ISO 8601, from the run's start: the store keeps
         the pause at least that long; none when it keeps pauses forever)."""
         facts: dict[str, Any] = {"resumed_nodes": self.resumed_nodes} if self.resumed_nodes else {}
+        if self.runner is not None and confirmers(self.runner):
+            facts["confirmers"] = sorted(confirmers(self.runner))
         expires = self.store.expires_at(time.time())
         if expires is not None:
             facts["expires_at"] = datetime.fromtimestamp(expires, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -151,7 +188,16 @@ class ThreadPause:
         if self.runner is None:
             return None
         try:
-            if interrupt_state(self.runner).activated:
+            if self.checkpoint is not None and isinstance(self.runner, Agent):
+                self.runner.state.set(checkpoints.STATE_KEY, {
+                    "interruptId": checkpoints.interrupt_id(self.input.run_id), "checkpoint": self.checkpoint})
+                manager = self.runner._session_manager if self.resuming else None
+                if manager is not None:  # the pause's own session (held by this run): kept in step with it
+                    manager.sync_agent(self.runner)
+                    self.store.refresh(self.thread, self.principal)
+                else:
+                    self.store.park(self.thread, self.runner, self.principal)
+            elif interrupt_state(self.runner).activated:
                 if self.resuming:
                     # the attached session manager already holds the state
                     self.store.refresh(self.thread, self.principal)
@@ -164,6 +210,12 @@ class ThreadPause:
         except Exception as exc:  # noqa: BLE001 - a store failure is a documented RUN_ERROR
             return RunFailure("SESSION_ERROR", f"{type(exc).__name__}: {exc}")
         return None
+
+
+def confirmers(runner: Agent | MultiAgentBase) -> frozenset[str]:
+    """The names of an agent's intervention handlers (an interrupt named after one is a ``Confirm``)."""
+    registry = getattr(runner, "_intervention_registry", None)
+    return frozenset(h.name for h in registry.handlers) if registry is not None else frozenset()
 
 
 def interrupt_state(runner: Agent | MultiAgentBase) -> _InterruptState:

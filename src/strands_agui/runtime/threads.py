@@ -75,6 +75,8 @@ class StoredThread:
     last: str | None = None  # the id of its last message
     legacy: bool = False  # read from 0.1.0's layout (a Strands session)
     conversation: dict[str, Any] | None = None  # a conversation manager's summary (``ServerThread.window``)
+    traces: dict[str, dict[str, str]] = field(default_factory=dict)  # message id -> the run's {runId, traceId, spanId}
+    feedback: list[dict[str, Any]] = field(default_factory=list)  # {messageId, rating, comment?, at}, oldest first
 
     def summary(self) -> dict[str, Any]:
         """What a thread list shows."""
@@ -101,7 +103,7 @@ class StoredThread:
             start = max(0, end - (limit or DEFAULT_MESSAGES))
             messages, earlier = messages[start:end], (messages[start].get("id") if start > 0 else None)
         return {**self.summary(), "messages": messages, "state": self.state, "nextBefore": earlier,
-                "holds": self.marker()}
+                "holds": self.marker(), "feedback": self.feedback}
 
 
 def as_json(message: Any) -> dict[str, Any]:
@@ -206,6 +208,9 @@ class Threads:
         now = round(time.time(), 6)
         thread.updated = max(now, previous.updated + 1e-6) if previous is not None else now
         thread.title = thread.title or _title(thread.messages)
+        if previous is not None:  # a run's keep carries what the thread's earlier runs and feedback left
+            thread.traces = {**previous.traces, **thread.traces}
+            thread.feedback = thread.feedback or previous.feedback
         old_chunks = previous.chunks if previous is not None else []
         first = _common_prefix(previous.messages, thread.messages) // CHUNK if old_chunks and previous else 0
         first = min(first, len(old_chunks))
@@ -220,7 +225,9 @@ class Threads:
         record = {"threadId": thread.thread_id, "principal": thread.principal, "state": thread.state,
                   "interrupts": thread.interrupts, "title": thread.title, "updated": thread.updated,
                   "layout": LAYOUT, "chunks": chunks, "count": thread.count, "last": thread.last,
-                  **({"conversation": thread.conversation} if thread.conversation else {})}
+                  **({"conversation": thread.conversation} if thread.conversation else {}),
+                  **({"traces": thread.traces} if thread.traces else {}),
+                  **({"feedback": thread.feedback} if thread.feedback else {})}
         entry = _entry(thread.updated, sid)
         self.store.thread_write(f"{owner}/index/{entry}", b"")
         self.store.thread_write(_record_key(owner, sid), json.dumps(record).encode())
@@ -234,6 +241,21 @@ class Threads:
                 if index >= first:
                     with contextlib.suppress(OSError, SessionException):
                         self.store.thread_delete(_chunk_key(owner, sid, index, token))
+
+    def add_feedback(self, thread_id: str, principal: str | None, entry: dict[str, Any]
+                     ) -> tuple[StoredThread, dict[str, str] | None] | None:
+        """Keep ``entry`` (``{messageId, rating, comment?}``) with the thread; returns the thread and the trace of
+        the run that wrote the message (None: not traced). None: the principal has no such thread. Raises
+        ``LookupError`` when the thread holds no assistant message ``messageId``."""
+        thread = self.load(thread_id, principal)
+        if thread is None:
+            return None
+        message_id = entry["messageId"]
+        if not any(m.get("id") == message_id and m.get("role") == "assistant" for m in thread.messages):
+            raise LookupError(f"thread {thread_id!r} holds no assistant message {message_id!r}")
+        thread.feedback = [*thread.feedback, {**entry, "at": _iso(time.time())}]
+        self.keep(thread)
+        return thread, thread.traces.get(message_id)
 
     def delete(self, thread_id: str, principal: str | None) -> bool:
         """Forget the thread (and its pause); False when the principal has no such thread."""
@@ -352,6 +374,8 @@ def _thread(data: bytes, *, legacy: bool = False) -> StoredThread:
                               float(kept.get("updated") or 0), [str(c) for c in kept.get("chunks") or ()],
                               int(kept.get("count") or len(messages)), kept.get("last"))
         thread.legacy = legacy
+        thread.traces = dict(kept.get("traces") or {})
+        thread.feedback = list(kept.get("feedback") or [])
         conversation = kept.get("conversation")
         if isinstance(conversation, dict) and isinstance(conversation.get("state"), dict) and \
                 isinstance(conversation.get("strands"), int) and isinstance(conversation.get("messages"), int):
@@ -502,11 +526,13 @@ class ServerThread:
         self.agent: Agent | None = None  # the run's agent, once built (``window``)
         self.history: list[Any] = []  # its history's Strands messages, the thread's whole (before ``window``)
         self.summary: dict[str, Any] | None = None  # the kept summary this run started from
+        self.trace: dict[str, str] | None = None  # the run's span (when traced), for feedback on its messages
 
     def open(self) -> RunAgentInput:
         """The run's input (stored history first); raises ``RunRefused("SESSION_ERROR")`` when the store fails,
         ``RunRefused("THREAD_BUSY")`` while another run is on the thread."""
         if self.threads is not None:
+            self.trace = current_trace(self.sent.run_id)
             with store_errors():
                 if self.stack is not None:  # released once kept (in keep's thread), else with the run
                     self.stack.callback(self.held.close)
@@ -617,8 +643,11 @@ class ServerThread:
         changed is written (``Threads.keep``); the stored messages the run kept are not converted again."""
         if self.threads is None:
             return None
-        thread = StoredThread(self.sent.thread_id, self.principal, self._held(translator.client.snapshot()),
-                              translator.shared_state, [as_json(i) for i in translator.interrupts.pending()])
+        messages = self._held(translator.client.snapshot())
+        before = {m.id for m in self.input.messages}
+        traces = {m["id"]: self.trace for m in messages if m.get("id") not in before} if self.trace else {}
+        thread = StoredThread(self.sent.thread_id, self.principal, messages, translator.shared_state,
+                              [as_json(i) for i in translator.interrupts.pending()], traces=traces)
         thread.conversation = self._conversation()
         try:
             self.threads.keep(thread, self.stored if self.stored is not None else False)
@@ -663,3 +692,13 @@ def _models(threads: Threads, stored: StoredThread | None) -> list[Any] | None:
 
 
 _MODELS: OrderedDict[tuple[int, str, str], tuple[list[dict[str, Any]], list[Any]]] = OrderedDict()
+
+
+def current_trace(run_id: str) -> dict[str, str] | None:
+    """The current OpenTelemetry span (the served run's, when tracing is on) as ``{runId, traceId, spanId}``."""
+    from opentelemetry import trace  # Strands' own dependency
+
+    context = trace.get_current_span().get_span_context()
+    if not context.is_valid:
+        return None
+    return {"runId": run_id, "traceId": format(context.trace_id, "032x"), "spanId": format(context.span_id, "016x")}

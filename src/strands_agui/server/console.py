@@ -62,6 +62,7 @@ ASSETS: dict[str, str] = {
     "markdown.js": "text/javascript; charset=utf-8",
     "views.js": "text/javascript; charset=utf-8",
     "chart.js": "text/javascript; charset=utf-8",
+    "feedback.js": "text/javascript; charset=utf-8",
     "state.js": "text/javascript; charset=utf-8",
     "diagram.js": "text/javascript; charset=utf-8",
     "inspector.js": "text/javascript; charset=utf-8",

@@ -68,8 +68,13 @@ class RunObservation:
         return self.span.on_move if self.span is not None else None
 
     def encoder(self, encode: Encode) -> Encode:
-        """``encode``, noting each event that it encodes."""
+        """``encode``, noting each event that it encodes; RUN_STARTED gains ``metadata.traceId`` / ``spanId``
+        when the run is traced (``tracing.py``)."""
+        span = self.span
+
         def observed(event: Any) -> bytes:
+            if span is not None and event.type == EventType.RUN_STARTED:
+                event = _with_trace(event, span)
             frame = encode(event)
             if not self.output:
                 self._early(event.type)
@@ -111,6 +116,13 @@ class RunObservation:
         if event.type == EventType.RUN_ERROR:
             return "error", event.code or "", event.usage
         return getattr(event.outcome, "type", "success"), None, event.usage
+
+
+def _with_trace(event: Any, span: RunSpan) -> Any:
+    ids = span.ids()
+    if ids is None:
+        return event
+    return event.model_copy(update={"metadata": {**(event.metadata or {}), **ids}})
 
 
 __all__ = ["Observability", "RunObservation"]

@@ -5,7 +5,12 @@
 * ``GET {path}/threads/{threadId}?before=&limit=``: what a page needs to restore it: its AG-UI messages (all,
   or a page: ``limit`` before the message ``before``, ``nextBefore`` for the one before it), state, pending
   interrupts, and the ``holds`` marker a client sends to get no snapshot of what it already holds;
-* ``DELETE {path}/threads/{threadId}``: forget it (and its pause), 204.
+* ``DELETE {path}/threads/{threadId}``: forget it (and its pause), 204;
+* ``POST {path}/threads/{threadId}/feedback`` ``{messageId, rating: "up" | "down", comment?}``: feedback on one
+  of the thread's assistant messages, kept with the thread (``feedback`` of its view) and recorded as an
+  OpenTelemetry event under the span of the run that wrote the message (``server/tracing.py``); 200 with the
+  entry (and ``traceId`` when traced). A body that is not that is 422 naming the field; a message the thread
+  does not hold is 422 naming ``messageId``.
 
 Every route is the caller's principal's only (``server/principals.py``): another principal's thread, like a
 thread that does not exist, is 404. With server-side threads off the list is empty and every thread 404. The
@@ -20,10 +25,11 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from fastapi import FastAPI, HTTPException, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from strands.types.exceptions import SessionException
@@ -32,6 +38,7 @@ from ..runtime.agent import StrandsAgent
 from ..runtime.threads import DEFAULT_PAGE, MAX_MESSAGES, MAX_PAGE, StoredThread, Threads
 from .principals import principal_of
 from .settings import EndpointSettings
+from .tracing import record_feedback
 from .validation import check_id
 
 
@@ -64,6 +71,22 @@ class ThreadView(ThreadSummary):
     holds: dict[str, Any] = Field(default_factory=dict, description=(
         "What to send as forwardedProps.strandsAgui.holds with the next run's new messages: the server then "
         "sends no MESSAGES_SNAPSHOT while the thread is the one restored ({lastMessageId, messages})."))
+    feedback: list[dict[str, Any]] = Field(default_factory=list, description="Feedback on its messages, oldest first.")
+
+
+class Feedback(_Camel):
+    """Feedback on one assistant message of the thread."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    message_id: str = Field(min_length=1, max_length=200, description="The assistant message's id.")
+    rating: Literal["up", "down"]
+    comment: str | None = Field(default=None, max_length=2000)
+
+
+class FeedbackKept(Feedback):
+    at: str = Field(description="When it was kept (ISO 8601, UTC).")
+    trace_id: str | None = Field(default=None, description="The trace it was recorded in (tracing on).")
 
 
 _NOT_FOUND = "no such thread"
@@ -119,6 +142,23 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
             raise HTTPException(404, _NOT_FOUND)
         return Response(status_code=204)
 
+    async def post_feedback(request: Request, thread_id: str, feedback: Feedback) -> FeedbackKept:
+        """Feedback on one of the thread's assistant messages: kept with the thread, traced with its run."""
+        check_id(thread_id, "threadId")
+        threads = agent.thread_store()
+        entry = feedback.model_dump(by_alias=True, exclude_none=True)
+        try:
+            kept = await _stored(threads, lambda: threads.add_feedback(thread_id, principal_of(request), entry)) \
+                if threads else None
+        except LookupError as exc:
+            raise RequestValidationError([{"type": "value_error", "loc": ("body", "messageId"), "input": None,
+                                           "msg": str(exc)}]) from exc
+        if kept is None:
+            raise HTTPException(404, _NOT_FOUND)
+        thread, run = kept
+        trace_id = record_feedback(thread_id, entry, run) if settings.tracing is not False else None
+        return FeedbackKept.model_validate({**thread.feedback[-1], "traceId": trace_id})
+
     common: dict[str, Any] = {"dependencies": settings.route_dependencies, "tags": ["threads"]}
     app.add_api_route(base, list_threads, methods=["GET"], name=f"{name}_threads", summary="List your threads",
                       responses={400: {"description": "A cursor this server never gave."}, **_UNAVAILABLE},
@@ -130,6 +170,10 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
     app.add_api_route(f"{base}/{{thread_id}}", delete_thread, methods=["DELETE"], status_code=204,
                       name=f"{name}_delete_thread", summary="Delete a thread", responses=_MISSING,
                       response_class=Response, **common)
+    app.add_api_route(f"{base}/{{thread_id}}/feedback", post_feedback, methods=["POST"],
+                      name=f"{name}_feedback", summary="Rate an answer",
+                      responses={**_MISSING, 422: {"description": "The body, or a message the thread lacks."}},
+                      response_model_exclude_none=True, **common)
 
 
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[anyio.CapacityLimiter, anyio.CapacityLimiter]] = \

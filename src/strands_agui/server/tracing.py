@@ -16,6 +16,13 @@ more: no span, no ``on_move`` callback, no wrapper per event.
   ``agui.state``, ``agui.subagent`` for a subagent's, ``agui.declined`` for a declined one. The deltas
   (``text_delta``, ``reasoning_delta``, ``tool_args``, ``tool_progress``) are counted in ``agui.deltas``
   instead: one event per streamed word would drown the rest (and the SDK keeps 128 events per span).
+* **The client learns the trace**: RUN_STARTED carries ``metadata.traceId`` (32 hex digits) and
+  ``metadata.spanId`` (the run span's, 16 hex digits), so a "report this answer" button can point at the trace.
+* **Feedback** on an answer (``POST {path}/threads/{threadId}/feedback``, ``server/threads.py``) is an event
+  ``agui.feedback`` (``agui.message.id``, ``agui.feedback.rating``, ``agui.feedback.comment``) on a short span
+  ``agui.feedback`` that is a *child of the run's span* (same trace; a span that ended takes no more events, so
+  this is how it lands on the run), linked to it too; its parent is the run that wrote the message, kept with
+  the thread. A message of an untraced run gets a span of its own.
 * **Strands' spans are its children.** The span is made current (``context.attach``) in the request's task
   around the whole served run, and Strands' ``stream_async`` runs in that task (``server/streaming.py``), so
   ``invoke_agent`` (and a Swarm's or Graph's span) take it as their parent. It is detached in the same task
@@ -34,12 +41,16 @@ from ag_ui.core import RunAgentInput
 from opentelemetry import context, trace
 from opentelemetry.trace import (
     INVALID_SPAN,
+    Link,
+    NonRecordingSpan,
     NoOpTracerProvider,
     ProxyTracerProvider,
     Span,
+    SpanContext,
     SpanKind,
     Status,
     StatusCode,
+    TraceFlags,
     Tracer,
 )
 
@@ -47,6 +58,7 @@ from ..core.machine import Move
 
 TRACER_NAME = "strands_agui"
 SPAN_NAME = "agui.run"
+FEEDBACK = "agui.feedback"
 DELTAS = frozenset({"text_delta", "reasoning_delta", "tool_args", "tool_progress"})
 USAGE = (("input_tokens", "gen_ai.usage.input_tokens"), ("output_tokens", "gen_ai.usage.output_tokens"),
          ("total_tokens", "gen_ai.usage.total_tokens"))
@@ -77,6 +89,13 @@ class RunSpan:
             self.attributes["agui.run.parent_id"] = input_data.parent_run_id
         self.span: Span = INVALID_SPAN
         self.deltas = 0
+
+    def ids(self) -> dict[str, str] | None:
+        """``{traceId, spanId}`` of the run's span, once it started (None: not recording)."""
+        context = self.span.get_span_context()
+        if not context.is_valid:
+            return None
+        return {"traceId": format(context.trace_id, "032x"), "spanId": format(context.span_id, "016x")}
 
     def on_move(self, move: Move) -> None:
         """The run's ``on_move``: a span event per move, deltas counted."""
@@ -118,4 +137,28 @@ class RunSpan:
         span.end()
 
 
-__all__ = ["SPAN_NAME", "TRACER_NAME", "RunSpan", "run_tracer"]
+def record_feedback(thread_id: str, entry: dict[str, Any], run: dict[str, str] | None) -> str | None:
+    """Feedback on a message as an ``agui.feedback`` event, under the span of the ``run`` that wrote it (its
+    ``{traceId, spanId}``); returns the trace id it went to (None: tracing is off)."""
+    tracer = run_tracer()
+    if tracer is None:
+        return None
+    parent, links = None, []
+    if run is not None:
+        run_context = SpanContext(int(run["traceId"], 16), int(run["spanId"], 16), is_remote=True,
+                                  trace_flags=TraceFlags(TraceFlags.SAMPLED))
+        parent, links = trace.set_span_in_context(NonRecordingSpan(run_context)), [Link(run_context)]
+    attributes: dict[str, Any] = {"agui.thread.id": thread_id, "agui.message.id": entry["messageId"],
+                                  "agui.feedback.rating": entry["rating"]}
+    if run is not None:
+        attributes["agui.run.id"] = run["runId"]
+    span = tracer.start_span(FEEDBACK, context=parent, links=links, kind=SpanKind.INTERNAL, attributes=attributes)
+    event = {k: v for k, v in attributes.items() if k.startswith(("agui.message", "agui.feedback"))}
+    if entry.get("comment"):
+        event["agui.feedback.comment"] = entry["comment"]
+    span.add_event(FEEDBACK, event)
+    span.end()
+    return format(span.get_span_context().trace_id, "032x")
+
+
+__all__ = ["FEEDBACK", "SPAN_NAME", "TRACER_NAME", "RunSpan", "record_feedback", "run_tracer"]

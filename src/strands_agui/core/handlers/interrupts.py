@@ -41,7 +41,7 @@ class InterruptHandler(Handler):
         """Keep Strands interrupts (live or recorded) for the outcome; returns their AG-UI form."""
         out = []
         for interrupt in interrupts:
-            agui = to_agui(interrupt, tool_call_id)
+            agui = to_agui(interrupt, tool_call_id, self.run.facts.confirmers)
             agui.subagent_run_id, agui.expires_at = subagent_run_id, self.run.facts.expires_at
             out.append(self.waiting.setdefault(agui.id, agui))
         return out

@@ -1,7 +1,8 @@
 """Run end: the terminal RUN_FINISHED / RUN_ERROR with what Strands reported about the run (its start,
 RUN_STARTED, needs nothing Strands reports: ``core/opening.py``).
 
-* ``outcome``: ``interrupt`` when the machine ends ``paused`` (the interrupts the run waits for);
+* ``outcome``: ``interrupt`` when the machine ends ``paused`` (the interrupts the run waits for, or the one
+  naming a Strands checkpoint: ``core/checkpoints.py``);
   ``cancelled`` when the run halted on the ``cancel`` move (a cancel by id, or Strands' ``result`` saying it was
   cancelled: ``agent.cancel()``, a hook's cancel), the halt reason the table carries; otherwise ``success``,
   naming in ``pendingToolCallIds`` the frontend tool calls the client is to answer.
@@ -15,7 +16,9 @@ RUN_STARTED, needs nothing Strands reports: ``core/opening.py``).
   out of the calling agent's ``accumulated_usage``: it is model usage the run caused.
 * ``result``: the validated structured output (``structured_output`` event), as JSON data.
 * ``metadata.stopReason``: Strands' stop reason (``end_turn``, ``tool_use``, ``cancelled``, ``limit_turns``,
-  ``guardrail_intervened`` ...), whenever Strands reported one.
+  ``guardrail_intervened`` ...), whenever Strands reported one; ``metadata.stop`` (kind, note) when the answer
+  was cut short without the run failing (a budget, a content filter, a guardrail, a stop sequence:
+  ``core/stops.py``).
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ from ag_ui.core import (
 )
 
 from ...errors import RunFailure
+from ..checkpoints import as_interrupt, checkpoint_of
 from ..jsonsafe import stringified
 from ..machine import CANCELLED, PAUSED
+from ..stops import stop_metadata
 from .base import Item
 from .run import Handler, Outcome, Run
 
@@ -48,6 +53,7 @@ class OutcomeHandler(Handler):
 
     stop_reason: str | None = None
     result: Any = None
+    checkpoint: dict[str, Any] | None = None  # the run's Strands checkpoint (stop reason ``checkpoint``)
 
     def __init__(self, run: Run) -> None:
         super().__init__(run)
@@ -91,6 +97,8 @@ class OutcomeHandler(Handler):
         reason = result.get("stop_reason") if isinstance(result, Mapping) else getattr(result, "stop_reason", None)
         if isinstance(reason, str):
             self.stop_reason = reason
+        if reason == "checkpoint":
+            self.checkpoint = checkpoint_of(result)
         if reason == "cancelled" and not self.run.subagent and self.run.can("cancel"):
             return self.halt_cancelled("result")  # Strands cancelled the run (agent.cancel(), a hook)
         return []
@@ -109,8 +117,8 @@ class OutcomeHandler(Handler):
     def finish_run(self) -> list[Item]:
         run = self.run
         out = run.close_open("finish") + run.subagents.close_all(failed=False)
-        metadata = {"stopReason": self.stop_reason} if self.stop_reason else None
-        paused = run.goes_to("finish") == PAUSED  # the table's answer (its guard), asked before the move
+        metadata = stop_metadata(self.stop_reason, None if run.subagent else run.config.limits)
+        paused = run.goes_to("finish") == PAUSED  # the table's answer (its guards), asked before the move
         finished = RunFinishedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id,
                                     outcome=self.outcome(paused), usage=self.usage(), result=self.result,
                                     metadata=metadata)
@@ -119,6 +127,10 @@ class OutcomeHandler(Handler):
     def outcome(self, paused: bool) -> Any:
         """The one place a finished run's outcome is decided: ``paused`` (the machine's ``finish`` goes to
         ``paused``), else the halt reason the table carries (``cancelled``), else success."""
+        if paused and self.checkpoint is not None and not self.run.interrupts.waiting:
+            interrupt = as_interrupt(self.run.input.run_id, self.checkpoint)
+            interrupt.expires_at = self.run.facts.expires_at  # parked as long as a pause
+            return RunFinishedInterruptOutcome(interrupts=[interrupt])
         if paused:
             return RunFinishedInterruptOutcome(interrupts=self.run.interrupts.pending())
         if self.run.halt == CANCELLED:

@@ -180,6 +180,21 @@ class ToolHandler(Handler):
             self.calls.pop(tool_use_id, None)
 
     # -- results --------------------------------------------------------------------------------------
+    def on_inputs_that_ran(self, event: Mapping[str, Any]) -> list[Item]:
+        """A hook (an intervention's ``Transform``) changed calls' input before they ran
+        (``runtime/ran_inputs.py``): the client is told, and the batch's snapshot shows the input that ran."""
+        out: list[Item] = []
+        for tool_use_id, ran in (event.get("strands_agui_tool_inputs") or {}).items():
+            record = self.calls.get(str(tool_use_id))
+            if record is None:
+                continue
+            arguments = json.dumps(ran)
+            out.append(CustomEvent(name="strands_agui.tool_input_transformed",
+                                   value={"toolCallId": record.wire_id, "modelArgs": record.args, "args": arguments}))
+            self.run.client.set_arguments(record.wire_id, arguments)
+            self.snapshot_only = True
+        return out
+
     def on_tool_result_message(self, message: Mapping[str, Any]) -> list[Item]:
         config = self.run.config
         results = [b["toolResult"] for b in message.get("content") or []

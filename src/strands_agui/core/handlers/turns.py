@@ -26,7 +26,11 @@ class TurnHandler(Handler):
     """Turn boundaries: correct what the client holds, then ``end_turn`` decides where the run goes."""
 
     def on_message_start(self, chunk: Mapping[str, Any]) -> list[Item]:
-        """A model call begins: if the turn already showed something, that attempt was abandoned."""
+        """A model call begins: if the turn already showed something, that attempt was abandoned. On the resume
+        of a checkpoint taken after its tools ran (nothing parked), the run goes on from there."""
+        run = self.run
+        if run.facts.parked is not None and not run.facts.parked and run.can("resume_checkpoint"):
+            return run.fire("resume_checkpoint", "messageStart")
         return self.retract_attempt("messageStart")
 
     def on_throttle(self, event: Mapping[str, Any]) -> list[Item]:

@@ -283,7 +283,7 @@ class ConsoleApp {
     const list = $("messages");
     const stick = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
     renderConversation(list, t, { messages: t.messages, results, frontend, approvals, live: liveCalls(t), busy: t.busy,
-      rejected: rejectedCalls(t), a2ui: streams, a2uiParents: parents,
+      rejected: rejectedCalls(t), a2ui: streams, a2uiParents: parents, feedback: { path, threadId: t.threadId },
       onAnswer: (notice, interrupt, answer) => this.answerInterrupt(notice, interrupt, answer) });
     if (stick) list.scrollTop = list.scrollHeight;
     $("chat").style.background = t.background;  // per thread: never carried to another example

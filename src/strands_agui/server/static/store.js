@@ -122,6 +122,7 @@ function finishRun(thread, ev) {
   thread.pendingInterrupts = outcome.type === "interrupt" ? outcome.interrupts : [];
   if (outcome.type === "interrupt") addNotice(thread, "interrupt", "The agent is waiting for your answer.", { interrupts: outcome.interrupts, answered: null });
   else if (outcome.type === "cancelled") addNotice(thread, "cancelled", "The run was cancelled; the agent stopped before finishing.");
+  if (typeof ev.metadata?.stop?.note === "string") addNotice(thread, "stop", ev.metadata.stop.note);  // a budget, a filter (docs/events.md)
 }
 
 // Apply one AG-UI event to the thread, as @ag-ui/client does (CUSTOM events go to `onCustom`).

@@ -8,6 +8,7 @@
 import { RENDER_TOOL, renderSurface, surfaceFromArgs, surfaceFromResult } from "./a2ui.js";
 import { findCall } from "./store.js";
 import { barChart, chartValues } from "./chart.js";
+import { thumbs } from "./feedback.js";
 import { renderMarkdown } from "./markdown.js";
 
 export function el(tag, attrs = {}, text) {
@@ -133,6 +134,7 @@ function renderMessage(item, m, ctx) {
   if (m.role === "assistant") renderMarkdown(text, typeof m.content === "string" ? m.content : contentText(m.content));
   else if (m.role === "activity") setText(text, activityText(m));
   else setText(text, contentText(m.content));
+  if (m.role === "assistant" && !ctx.busy) thumbs(item, m, ctx.feedback);
   if (m.role === "tool" && m.error) { item.dataset.error = "true"; setText(text, `${contentText(m.content)}\n${m.error}`); }
   const calls = new Set((m.toolCalls || []).map((c) => `call:${c.id}`));
   for (const stale of item.querySelectorAll(":scope > .tool")) if (!calls.has(stale.dataset.key)) stale.remove();  // dropped by a snapshot
@@ -159,7 +161,7 @@ const valueText = (v) => (v !== null && typeof v === "object" && !Array.isArray(
   : typeof v === "string" ? v : JSON.stringify(v));
 
 // ---- notices and interrupts ------------------------------------------------------------------------------
-const NOTICE_TESTID = { error: "error", halt: "halt", cancelled: "cancelled", info: "info", interrupt: "interrupt" };
+const NOTICE_TESTID = { error: "error", halt: "halt", cancelled: "cancelled", info: "info", interrupt: "interrupt", stop: "stop-note" };
 
 function noticeItem(notice, ctx) {
   const key = `notice:${notice.id}`;

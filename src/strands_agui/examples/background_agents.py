@@ -1,0 +1,121 @@
+"""Background tasks and a Confirm intervention (Strands 1.62, issue 29).
+
+``write_report`` always runs as a Strands background task (``Agent(background_tasks={"always": [...]})``): the
+model gets "Background task dispatched ..." at once and goes on; the client follows the task as a
+``background_task`` activity message (``queued`` / ``working`` -> ``completed`` with the report), the console's
+task card. ``book_flight`` is gated by an intervention handler returning ``Confirm(prompt=...)``: the run pauses
+on an interrupt answered with the same approval card and contract as ``human_in_the_loop`` (``{approved:
+true}`` books, ``{approved: false}`` refuses).
+
+Scripted scenario (no ``STRANDS_AGUI_MODEL``):
+
+- a user message naming a "report" -> ``write_report`` on the words after "on" (default "sales");
+- any other user message -> ``book_flight`` to the city named after "to" (default Lisbon);
+- a background task's delivered result, or a booking's outcome -> a sentence about it.
+
+Run: ``python -m strands_agui.examples.background_agents`` (port from ``PORT``, default 8000).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from strands import Agent, tool
+from strands.interventions import Confirm, InterventionHandler, Proceed
+from strands.types.content import Messages
+
+from strands_agui import StrandsAgent
+from strands_agui.examples._common import call, serve, tool_outcomes, user_text
+from strands_agui.server.endpoint import create_strands_app
+from strands_agui.tooling.models import model_from_env
+from strands_agui.tooling.scripted import Text, Turn
+
+NAME = "background_agents"
+DESCRIPTION = "A report written as a background task (a task card), and bookings you confirm."
+PROMPTS = ("Write a report on sales", "Book me a flight to Porto")
+FRONTEND_TOOLS: list[Any] = []
+SYSTEM_PROMPT = ("You write reports with write_report (it runs in the background: carry on, the result comes "
+                 "later) and book flights with book_flight (the user confirms each booking).")
+
+
+@tool
+async def write_report(topic: str) -> str:
+    """Write a short report on a topic (a demo: takes a moment).
+
+    Args:
+        topic: What the report is about.
+    """
+    await asyncio.sleep(float(os.environ.get("STRANDS_AGUI_REPORT_SECONDS", "1.5")))
+    return f"Report on {topic}: all indicators are fine."
+
+
+@tool
+def book_flight(city: str) -> dict:
+    """Book a flight to a city (a demo: nothing is really booked).
+
+    Args:
+        city: Where to fly.
+    """
+    return {"booked": True, "city": city.strip()}
+
+
+class ConfirmBookings(InterventionHandler):
+    """Every booking waits for the user's yes (a Strands ``Confirm``: our approval card)."""
+
+    name = "confirm-bookings"
+
+    def before_tool_call(self, event: Any, **kwargs: Any) -> Any:
+        if event.tool_use["name"] != "book_flight":
+            return Proceed()
+        return Confirm(prompt=f"Book a flight to {event.tool_use['input'].get('city')}?")
+
+
+_AFTER = re.compile(r"\b(?:on|to)\s+([A-Za-z][A-Za-z' -]*)")
+
+
+def scenario(messages: Messages) -> Turn:
+    """The scripted model's next turn (see the module docstring)."""
+    outcomes = tool_outcomes(messages)
+    if outcomes:
+        sentences = []
+        for outcome in outcomes:
+            if outcome.name == "write_report":
+                sentences.append("I started the report; it will appear on its card when it is ready.")
+            elif outcome.name == "book_flight" and isinstance(outcome.data, Mapping) and outcome.data.get("booked"):
+                sentences.append(f"Your flight to {outcome.data.get('city')} is booked.")
+            elif outcome.name == "book_flight":
+                sentences.append(f"I did not book the flight: {outcome.text}")
+            else:  # a background task's delivered result
+                sentences.append("The report is ready: see its card.")
+        return [Text(" ".join(sentences))]
+    words = user_text(messages)
+    match = _AFTER.search(words)
+    subject = match.group(1).strip(" .'-") if match else None
+    if "report" in words.lower():
+        return [call("write_report", {"topic": subject or "sales"})]
+    return [Text(f"I will book a flight to {subject or 'Lisbon'} once you confirm."),
+            call("book_flight", {"city": subject or "Lisbon"})]
+
+
+def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
+    """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
+    strands_agent = Agent(
+        model=model_from_env(scenario, env=os.environ if env is None else env),
+        tools=[write_report, book_flight],
+        system_prompt=SYSTEM_PROMPT,
+        callback_handler=None,
+        background_tasks={"always": ["write_report"]},
+        interventions=[ConfirmBookings()],
+    )
+    return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
+
+
+agent = build_agent()
+app = create_strands_app(agent)
+
+if __name__ == "__main__":
+    serve(app)
