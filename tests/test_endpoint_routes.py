@@ -97,3 +97,31 @@ def test_cors_allows_exactly_the_listed_origins() -> None:
 def test_cors_wildcard_is_refused() -> None:
     with pytest.raises(ValueError, match="wildcard"):
         create_strands_app(strands_agent(echo_model()), cors_origins=["*"])
+
+
+def test_the_heap_built_at_startup_is_frozen_while_the_app_serves() -> None:
+    """After the app's own lifespan has started (its objects included), ``gc.freeze()``: the collections runs
+    trigger no longer scan the startup heap; after shutdown, ``gc.unfreeze()``. Two endpoints wrap it once."""
+    import contextlib
+    import gc
+
+    from fastapi.testclient import TestClient
+
+    seen: list[int] = []
+
+    @contextlib.asynccontextmanager
+    async def own(_app: FastAPI) -> Any:
+        seen.append(gc.get_freeze_count())  # the app's startup runs before the freeze
+        yield
+
+    app = FastAPI(lifespan=own)
+    served = strands_agent(ScriptedModel([[Text("hi")]]))
+    add_strands_fastapi_endpoint(app, served, "/a")
+    add_strands_fastapi_endpoint(app, served, "/b")
+    gc.unfreeze()
+    with TestClient(app) as client:
+        assert seen == [0]
+        assert gc.get_freeze_count() > 0
+        assert client.post("/a", json={"threadId": "t", "runId": "r", "messages": []},
+                           headers={"Accept": "text/event-stream"}).status_code == 200
+    assert gc.get_freeze_count() == 0

@@ -237,3 +237,15 @@ def test_limits_are_configurable() -> None:
     assert client.post("/", json=body(state={"a": {"b": {}}}), headers=SSE_HEADERS).status_code == 200
     assert "300 bytes" in client.post("/", json=body(state={"pad": "x" * 300}), headers=SSE_HEADERS).text
     assert httpx.codes.is_success(client.post("/", json=body(), headers=SSE_HEADERS).status_code)
+
+
+def test_the_fast_depth_check_agrees_with_the_walk_that_names_the_problem() -> None:
+    """A body is walked for the refusal's path only when the level-by-level count finds it too deep (or a
+    ``\\u0000`` escape is in its bytes): both must agree on every shape, mixed lists and objects included."""
+    from strands_agui.server.validation import _json_problem, _nested_within
+
+    shapes: list[Any] = [1, "s", {}, [], {"a": {}}, [[[]]], {"a": [1, {"b": [2, {"c": None}]}], "d": "x"},
+                         [{"a": []}, [[[]], 1], {}], {"deep": [[[[[[[[{}]]]]]]]]}]
+    for shape in shapes:
+        for limit in range(1, 12):
+            assert _nested_within(shape, limit) == (_json_problem(shape, limit) is None), (shape, limit)

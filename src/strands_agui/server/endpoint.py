@@ -31,12 +31,19 @@ Everything HTTP is FastAPI's own machinery; this module only decides what to str
 * **Observability** (``observability.py``): with a tracer provider installed, each run is an OpenTelemetry
   span current while the run is iterated, so Strands' spans are its children; with ``metrics``, Prometheus
   metrics at ``GET /metrics``. Neither costs anything per event when off (``docs/observability.md``).
+* **The heap after startup** (:func:`freeze_after_startup`). Once the app's lifespan has started, the objects
+  alive then (modules, the app, the template agents) are moved out of the garbage collector's generations
+  (``gc.freeze()``), so the collections a run's allocations trigger no longer scan them; at shutdown they are
+  handed back (``gc.unfreeze()``). In process, a chat run's GC time went from 0.87 to 0.29 ms
+  (``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Sequence
+import gc
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Annotated, Any, Unpack
 
@@ -103,6 +110,7 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
         agent = copy.copy(agent)
         agent.config = replace(agent.config, invocation_state_provider=settings.invocation_state_provider)
     runs = resumable_runs(settings.resumable)
+    freeze_after_startup(app)
     observability = _observability(app, agent, settings)
     _add_run_route(app, agent, path, settings, runs, observability)
     _add_capabilities_route(app, agent, path, settings, resumable=runs is not None)
@@ -113,6 +121,29 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
                        reconnected=observability.reconnected)
     document_message_roles(app)
     list_in_console(app, agent, path, settings)
+
+
+def freeze_after_startup(app: FastAPI) -> None:
+    """Wrap ``app``'s lifespan (once per app): after its startup, ``gc.collect()`` then ``gc.freeze()``, so the
+    heap built at startup is never scanned again by the collections runs trigger; ``gc.unfreeze()`` after its
+    shutdown. Each uvicorn worker runs its own lifespan, so each freezes its own heap."""
+    router = app.router
+    if getattr(router.lifespan_context, "freezes_heap", False):
+        return
+    starting = router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(served: Any) -> AsyncIterator[Any]:
+        async with starting(served) as state:
+            gc.collect()
+            gc.freeze()
+            try:
+                yield state
+            finally:
+                gc.unfreeze()
+
+    lifespan.freezes_heap = True  # type: ignore[attr-defined]
+    router.lifespan_context = lifespan
 
 
 def _observability(app: FastAPI, agent: StrandsAgent, settings: EndpointSettings) -> Observability:

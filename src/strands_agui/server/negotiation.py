@@ -11,6 +11,8 @@ range naming a type gives its q, the highest q wins, and SSE wins a tie (so ``*/
 
 from __future__ import annotations
 
+import functools
+
 from fastapi import HTTPException, Request
 
 from . import proto
@@ -84,9 +86,10 @@ def accepts(accept: str | None, media_type: str = SSE_MEDIA_TYPE) -> bool:
     return quality(accept, media_type) > 0
 
 
+@functools.lru_cache(maxsize=256)  # asked on every request, of the few Accept headers clients send
 def preferred_media_type(accept: str | None, offered: tuple[str, ...]) -> str | None:
     """The type of ``offered`` that ``accept`` rates highest, the earlier one on a tie; None when it admits
-    none of them."""
+    none of them. Cached by header (a bounded LRU: a client varying its header only evicts)."""
     best, best_q = None, 0.0
     for media_type in offered:
         q = quality(accept, media_type)

@@ -120,15 +120,36 @@ class _LimitedRequest(Request):
                 elif "hex escape" in reason:
                     reason += " (a \\u escape must be a character: a lone surrogate is refused)"
                 raise json.JSONDecodeError(f"not valid JSON: {reason}", "", 0) from None
-            problem = _json_problem(value, self.limits.max_depth)
-            if problem:
-                raise json.JSONDecodeError(problem, "", 0)
+            # the walk naming the problem only when there may be one: no ``\u0000`` escape in the bytes means no
+            # NUL (the parser refuses a raw one), and the depth is counted level by level without paths
+            if _NUL_ESCAPE in body or not _nested_within(value, self.limits.max_depth):
+                problem = _json_problem(value, self.limits.max_depth)
+                if problem:
+                    raise json.JSONDecodeError(problem, "", 0)
             self._json = value
         return self._json
 
 
 def _too_large(limit: int) -> HTTPException:
     return HTTPException(413, detail=f"The request body is larger than {limit} bytes (max_body_bytes).")
+
+
+_NUL_ESCAPE = b"\\u0000"  # how a U+0000 can be written in a JSON string (a raw NUL is refused by the parser)
+
+
+def _nested_within(value: Any, max_depth: int) -> bool:
+    """Whether ``value`` is nested at most ``max_depth`` deep (``{"a": {}}`` being 2): one level at a time, only
+    the containers kept, no path built (the fast check; :func:`_json_problem` says where)."""
+    level = [value] if isinstance(value, dict | list) else []
+    for _ in range(max_depth):
+        if not level:
+            return True
+        below: list[Any] = []
+        for node in level:
+            below += [child for child in (node.values() if type(node) is dict else node)
+                      if isinstance(child, dict | list)]
+        level = below
+    return not level
 
 
 def _json_problem(value: Any, max_depth: int) -> str | None:

@@ -57,15 +57,19 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(parts + [0] * (3 - len(parts)))
 
 
+_OURS = _version(PROTOCOL_VERSION)
+
+
 def speaks_legacy(declared: str | None) -> bool:
     """Whether a client that declared ``declared`` gets the 0.0.x stream: it declared nothing, or a numeric
     version older than ours (``"0.9"``, also ``"0.0.59"``). A newer or unreadable declaration gets the 1.0
     stream with a warning."""
     if declared is None:
         return True
-    if _NUMERIC.fullmatch(declared) and _version(declared) < _version(PROTOCOL_VERSION):
+    version = _version(declared) if _NUMERIC.fullmatch(declared) else None  # asked once per request
+    if version is not None and version < _OURS:
         return True
-    if not _NUMERIC.fullmatch(declared) or _version(declared) > _version(PROTOCOL_VERSION):
+    if version is None or version > _OURS:
         logger.warning("the client declared AG-UI protocol version %r; this server speaks %s: proceeding",
                        declared[:40], PROTOCOL_VERSION)
     return False
