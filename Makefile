@@ -3,17 +3,17 @@
 #                  aimock; the Dojo's Strands agents (the ag_ui_strands sdist, pip download): tests/dojo
 #   make tools     system tools (graphviz `dot`, chromium, nginx; node/npm if absent) via apt-get when missing
 #   make test      deps + tools + pytest, a file per worker (pytest-xdist; PYTEST_WORKERS=0 runs in one process)
-#                  (PYTEST_ARGS='tests/test_oracles.py -x' to narrow; PYTEST_ARGS='-m "not slow"' skips the tests over ~5 s)
+#                  (PYTEST_ARGS='tests/e2e/test_oracles.py -x' to narrow; PYTEST_ARGS='-m "not slow"' skips the tests over ~5 s)
 #   make test-frontends  only the CopilotKit-in-a-browser tests (tests/frontends/, part of `make test`)
 #   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
-#   make proto     regenerate server/proto/agui_v1/*_pb2.py(i) from the vendored AG-UI .proto files
+#   make proto     regenerate server/transport/proto/agui_v1/*_pb2.py(i) from the vendored AG-UI .proto files
 #   make screenshots  the console screenshots in docs/ (headless Chromium)
 #   make bench     strands-agui vs ag_ui_strands==1.0.2 and the no-adapter floor: closed loop, open loop, in process
 #   make bench-profile  py-spy on ours and the floor at 20 runs/s: where the CPU per run goes (bench/profile.py)
 #   make soak      server RSS over 10,000 runs on new threads (RUNS=...)
 #   make fuzz      10,000 generated Strands runs through the translator, 2,000 runs with an injected fault,
-#                  schemathesis, all phases (tests/fuzz.py)
+#                  schemathesis, all phases (tests/support/fuzz.py)
 #   make lint      ruff + mypy + lint-imports (the layers, no import cycle)
 #   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
 
@@ -131,10 +131,10 @@ run: $(RUN_STAMP)
 	@$(BIN)/strands-agui serve $(ARGS)
 
 diagrams: deps tools
-	$(BIN)/strands-agui diagram --out diagrams --readme docs/run-machine.md --console src/strands_agui/server/static/run_machine.svg
+	$(BIN)/strands-agui diagram --out diagrams --readme docs/run-machine.md --console src/strands_agui/server/console/static/run_machine.svg
 
 proto: deps
-	$(PYTHON) -m strands_agui.server.proto.compile
+	$(PYTHON) -m strands_agui.server.transport.proto.compile
 
 screenshots: deps tools
 	$(PYTHON) -m tests.console.screenshots docs
@@ -166,10 +166,10 @@ bench-profile: deps bench-deps
 
 RUNS ?= 10000
 soak: deps
-	$(PYTHON) -m tests.soak --runs $(RUNS)
+	$(PYTHON) -m tests.support.soak --runs $(RUNS)
 
 fuzz: deps
-	$(PYTHON) -m tests.fuzz $(ARGS)
+	$(PYTHON) -m tests.support.fuzz $(ARGS)
 
 lint: deps
 	$(BIN)/ruff check src tests bench

@@ -33,9 +33,9 @@ from strands import Agent
 from strands_agui import StrandsAgent
 from strands_agui.runtime.loop import translate
 from strands_agui.runtime.runlog import RecordedRun, Recorder, read_log
-from strands_agui.server.streaming import sse_frame
+from strands_agui.server.transport.streaming import sse_frame
 from strands_agui.tooling.scripted import ScriptedModel, Text
-from tests.scenarios import run_input
+from tests.support.scenarios import run_input
 
 
 def record_run(deltas: int) -> RecordedRun:

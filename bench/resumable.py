@@ -24,11 +24,11 @@ import httpx
 from strands import Agent
 
 from strands_agui import StrandsAgent
-from strands_agui.server.endpoint import create_strands_app
-from strands_agui.server.redis_events import RedisEvents
-from strands_agui.server.resumable import Resumable
+from strands_agui.server.app import create_strands_app
+from strands_agui.server.resumable.redis_store import RedisEvents
+from strands_agui.server.resumable.run_routes import Resumable
 from strands_agui.tooling.scripted import ScriptedModel, Text
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 
 
 def agent(deltas: int) -> StrandsAgent:

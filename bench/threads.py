@@ -34,8 +34,8 @@ from strands import Agent
 
 from strands_agui import FileSessions, StrandsAgent
 from strands_agui.runtime.sessions import SessionStore
-from strands_agui.runtime.threads import StoredThread, Threads
-from strands_agui.server.streaming import sse_frame
+from strands_agui.runtime.thread_store import StoredThread, Threads
+from strands_agui.server.transport.streaming import sse_frame
 from strands_agui.tooling.scripted import ScriptedModel, Text
 
 ANSWER = "Noted: here is a short answer of about the length a chat answer has, one sentence or two of it."

@@ -239,7 +239,7 @@ def normalize_predict_state(
 class MediaFetchPolicy:
     """Lets the endpoint fetch image and document parts given by URL (``fetch_media=`` of
     ``add_strands_fastapi_endpoint`` / ``create_strands_app``; off when None, the default). See
-    ``server/media.py`` for what is refused and why.
+    ``server/request/media.py`` for what is refused and why.
 
     ``schemes``: URL schemes fetched (``http`` only if listed). ``allowed_hosts``: host names fetched (None:
     any host whose addresses are all public). ``exempt_networks``: CIDR ranges the address refusal does not

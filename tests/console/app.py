@@ -20,7 +20,7 @@ from strands import Agent, tool
 
 from strands_agui.runtime.agent import StrandsAgent
 from strands_agui.runtime.conversation import conversation
-from strands_agui.server.console import mount_console
+from strands_agui.server.console.page import mount_console
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.tooling.scripted import Cancel, Fail, ScriptedModel, Text, ToolUse
 
@@ -265,7 +265,7 @@ def build_scripted_app(received: list[dict[str, Any]]) -> FastAPI:
 
 
 def build_examples_app() -> FastAPI:
-    from strands_agui.examples.server import build_app
+    from strands_agui.examples.demo import build_app
 
     app = build_app()
     if not any(getattr(route, "path", None) == "/" for route in app.routes):

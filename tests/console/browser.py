@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 
 
 def open_example(page: Any, served: LiveServer, path: str) -> None:

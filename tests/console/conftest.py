@@ -1,9 +1,9 @@
-"""Servers and the browser for the console's tests (``strands_agui.server.console`` in headless Chromium).
+"""Servers and the browser for the console's tests (``strands_agui.server.console.page`` in headless Chromium).
 
 Two servers, each uvicorn on loopback in a background thread:
 
 * ``scripted``: ``tests.console.app`` (scripted Strands agents behind real endpoints, plus raw SSE routes);
-* ``examples``: the served demo app, ``strands_agui.examples.server.build_app()``.
+* ``examples``: the served demo app, ``strands_agui.examples.demo.build_app()``.
 
 Chromium is the Debian ``chromium`` package (``/usr/bin/chromium``, or ``$STRANDS_AGUI_CHROMIUM``); Playwright
 only drives it (no ``playwright install``). Without a browser the tests skip locally and fail under ``CI``.
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.console.app import build_examples_app, build_scripted_app
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 
 CHROMIUM = Path(os.environ.get("STRANDS_AGUI_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -14,7 +14,7 @@ from playwright.sync_api import sync_playwright
 from tests.console.app import build_examples_app
 from tests.console.browser import open_example, send, wait_idle
 from tests.console.conftest import CHROMIUM, CHROMIUM_ARGS
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 
 SHOTS: tuple[tuple[str, str, str, bool], ...] = (
     # (file, example path, prompt, expand the inspector's first tool step)

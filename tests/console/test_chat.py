@@ -18,7 +18,7 @@ from tests.console.browser import (
     state_json,
     wait_idle,
 )
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
 

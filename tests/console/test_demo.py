@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.console.browser import open_example, run_inputs, send, state_json, wait_idle
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow
 

@@ -14,11 +14,11 @@ from playwright.sync_api import expect
 from strands import Agent, tool
 
 from strands_agui import FileSessions, StrandsAgent, StrandsAgentConfig
-from strands_agui.server.console import mount_console
+from strands_agui.server.console.page import mount_console
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.console.browser import open_example, send, wait_idle
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
 

@@ -16,7 +16,7 @@ from strands_agui.examples import backend_tool_rendering
 from strands_agui.runtime.runlog import read_log
 from strands_agui.tooling.replay import replay_to_list
 from tests.console.browser import open_example, send, wait_idle
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 from tests.support.trace import assert_legal
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module

@@ -15,8 +15,8 @@ from fastapi import FastAPI
 from playwright.sync_api import expect
 
 from tests.console.browser import assistant_texts, send, wait_idle
-from tests.live import LiveServer
-from tests.markdown import PYTHON, blocks
+from tests.support.live import LiveServer
+from tests.support.markdown import PYTHON, blocks
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.console.browser import assistant_texts, open_example, run_inputs, send, wait_idle
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
 

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from tests.console.app import HOSTILE
 from tests.console.browser import chat_background, open_example, run_inputs, send, wait_idle
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
 

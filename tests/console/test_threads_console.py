@@ -14,11 +14,11 @@ from playwright.sync_api import expect
 from strands import Agent
 
 from strands_agui import FileSessions, StrandsAgent
-from strands_agui.server.console import mount_console
+from strands_agui.server.console.page import mount_console
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.console.browser import assistant_texts, open_example, run_inputs, send, wait_idle
-from tests.live import LiveServer
+from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
 

@@ -16,7 +16,7 @@ def main() -> None:
         runs = play_all(live, SCENARIOS, adapters=("upstream",))
     for scenario in SCENARIOS:
         record: dict[str, object] = {
-            "recorded_from": f"ag_ui_strands {UPSTREAM_VERSION} (PyPI) serving its own examples/server/api/"
+            "recorded_from": f"ag_ui_strands {UPSTREAM_VERSION} (PyPI) serving its own examples/demo/api/"
                              f"{scenario.agent}.py, the model @copilotkit/aimock on tests/dojo/fixtures",
             "spec": scenario.spec, "generations": {}}
         for generation in GENERATIONS:

@@ -120,7 +120,7 @@ def listening_port(process: subprocess.Popen[str], out: IO[str]) -> int:
 @pytest.fixture(scope="module")
 def runtime(served: str, bundle: Path) -> Iterator[str]:
     """The CopilotKit runtime + the page, on loopback; its own output goes to the test's log."""
-    from strands_agui.examples.server import EXAMPLES
+    from strands_agui.examples.demo import EXAMPLES
 
     routes = ",".join(module.agent.name for module in EXAMPLES)
     env = {**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1", "NODE_ENV": "production"}

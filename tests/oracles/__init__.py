@@ -19,7 +19,7 @@ processes: per client generation and per (pytest worker) process, started on fir
 check at a time each. One that died is replaced transparently; one that overruns ``_NODE_TIMEOUT_S`` is
 killed (the check fails with ``subprocess.TimeoutExpired``, as a one-off process would) and replaced on the
 next check; all are killed at interpreter exit. ``AGUI_ORACLE_SERVER=0`` (or ``false``/``no``/``off``)
-falls back to one ``node`` process per check. Live checks against a URL (``tests/test_http_oracles.py`` and
+falls back to one ``node`` process per check. Live checks against a URL (``tests/server/test_http_oracles.py`` and
 others) run the CLI themselves.
 
 Usage::
@@ -28,7 +28,7 @@ Usage::
     report = assert_valid_stream(events)   # events: dicts (camelCase) or ag_ui.core models
     report["messages"]                      # what the official client rebuilt
 
-See ``tests/test_oracles.py`` for what each oracle catches.
+See ``tests/e2e/test_oracles.py`` for what each oracle catches.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def _proto_body(events: Iterable[Any]) -> bytes:
     from ag_ui.core import Event
     from pydantic import TypeAdapter
 
-    from strands_agui.server.proto import proto_frame
+    from strands_agui.server.transport.proto import proto_frame
 
     adapter: TypeAdapter[Any] = TypeAdapter(Event)
     return b"".join(proto_frame(adapter.validate_python(e)) for e in to_wire_events(events))
@@ -552,7 +552,7 @@ def check_official_client_many(
 ) -> list[dict[str, Any]]:
     """:func:`check_official_client` over several event lists, ``max_workers`` checks at a time (the
     servers are at most ``_MAX_WORKERS`` per generation);
-    ``proto=True`` sends each list through the protobuf framing (``server.proto.proto_frame``) instead.
+    ``proto=True`` sends each list through the protobuf framing (``server.transport.proto.proto_frame``) instead.
 
     Returns the reports in order; raises one ``AssertionError`` listing every rejected stream.
     """
@@ -729,8 +729,8 @@ def assert_valid_proto(
     input: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Both oracles on a body in the AG-UI protobuf framing: ag-ui-validate on its frames decoded by
-    ``server.proto.decode_frames``, the official client on the bytes. Returns the client's report."""
-    from strands_agui.server.proto import decode_frames
+    ``server.transport.proto.decode_frames``, the official client on the bytes. Returns the client's report."""
+    from strands_agui.server.transport.proto import decode_frames
 
     check_ag_ui_validate(decode_frames(raw), features=features, forbid_info=forbid_info)
     return check_official_client_proto(raw, strict=True, fail_on_run_error=fail_on_run_error, input=input)

@@ -6,8 +6,8 @@ RUN_STARTED first, exactly one terminal event last, a documented ``RUN_ERROR`` c
 official client generations accept it (checked together at the end), and Strands is closed without
 OpenTelemetry's "Failed to detach context".
 
-``tests/test_fault_injection.py`` runs a bounded number of cases in ``make test``; ``make fuzz``
-(``tests/fuzz.py --faults N``) runs more.
+``tests/runtime/test_fault_injection.py`` runs a bounded number of cases in ``make test``; ``make fuzz``
+(``tests/support/fuzz.py --faults N``) runs more.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from strands_agui.core.handlers.turns import TurnHandler
 from strands_agui.core.snapshot import ClientMessages
 from strands_agui.core.translator import Translator
 from strands_agui.errors import ERROR_CODES
-from strands_agui.server import driver as driver_module
-from strands_agui.server.driver import RunDriver
-from strands_agui.server.streaming import sse_frame
+from strands_agui.server.transport import driver as driver_module
+from strands_agui.server.transport.driver import RunDriver
+from strands_agui.server.transport.streaming import sse_frame
 from strands_agui.tooling.scripted import Cancel, Fail, Reasoning, ScriptedModel, Text, ToolUse
 from tests.support.wire import parse_sse
 
@@ -252,7 +252,7 @@ class Case:
 
 
 def _teams() -> dict[str, Callable[[], Any]]:
-    from tests.multi_scenarios import graph, streaming_tool, swarm, swarm_cancelling_writer
+    from tests.support.multi_scenarios import graph, streaming_tool, swarm, swarm_cancelling_writer
 
     return {"swarm": swarm, "swarm_fails": lambda: swarm(writer_fails=True), "swarm_cancels": swarm_cancelling_writer,
             "graph": graph, "graph_fails": lambda: graph(fail=True), "streaming_tool": streaming_tool}
@@ -380,11 +380,11 @@ def check(case: Case) -> list[dict[str, Any]]:
 
 def legacy_stream(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``events`` as the server sends them to a client that declares no protocol version (``@ag-ui/client``
-    0.0.59): each rewritten by ``server.versions.legacy_event``."""
+    0.0.59): each rewritten by ``server.transport.versions.legacy_event``."""
     from ag_ui.core import Event
     from pydantic import TypeAdapter
 
-    from strands_agui.server.versions import legacy_event
+    from strands_agui.server.transport.versions import legacy_event
     from strands_agui.tooling.testing import dump_events
 
     adapter: TypeAdapter[Any] = TypeAdapter(Event)

@@ -9,9 +9,9 @@ import pytest
 
 from strands_agui import StrandsAgent
 from strands_agui.runtime.sessions import FileSessions
-from tests import hitl_scenarios
-from tests.hitl_scenarios import HitlScenario, pause_input, wire
 from tests.oracles import assert_valid_stream
+from tests.support import hitl_scenarios
+from tests.support.hitl_scenarios import HitlScenario, pause_input, wire
 from tests.support.replays import collected
 
 

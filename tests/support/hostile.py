@@ -1,4 +1,4 @@
-"""The battery of bad requests (``tests/test_hostile_input.py`` sends each to a live server; ``test_security.py``
+"""The battery of bad requests (``tests/server/test_hostile_input.py`` sends each to a live server; ``test_security.py``
 checks the README's refusals table against it): each case, the status it must get and a fragment of the ``detail``
 saying what is wrong."""
 
@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from strands_agui.server.validation import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGES
+from strands_agui.server.request.validation import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGES
 from tests.support.wire import PNG, SSE_HEADERS, body, image, user
 
 

@@ -1,7 +1,7 @@
 """Recorded Strands runs fed to one translator an event at a time, for unit tests of single handlers.
 
 The events are those of ``tests/fixtures`` (recorded from real ``strands.Agent`` runs on the scripted model,
-see ``tests/record_fixtures.py``), read as a replay reads them: a handler under test is handed what a real run
+see ``tests/support/record_fixtures.py``), read as a replay reads them: a handler under test is handed what a real run
 handed it, at the point of the run where it was handed it.
 """
 
@@ -17,8 +17,8 @@ from strands_agui import RecordedRun, StrandsAgent, StrandsAgentConfig, read_log
 from strands_agui.core.facts import RunFacts
 from strands_agui.core.machine import Move
 from strands_agui.core.translator import Item, Translator
-from tests.scenarios import BY_NAME, pinned_ids
 from tests.support.replays import FIXTURES
+from tests.support.scenarios import BY_NAME, pinned_ids
 
 
 def recorded(name: str) -> RecordedRun:

@@ -1,4 +1,4 @@
-"""Live servers for tests (uvicorn on 127.0.0.1, see ``tests/live.py``), raw connections to them, and the guard
+"""Live servers for tests (uvicorn on 127.0.0.1, see ``tests/support/live.py``), raw connections to them, and the guard
 that no test makes a server log an error unless it says so."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from strands_agui.server.endpoint import create_strands_app
-from tests.live import LiveServer
+from strands_agui.server.app import create_strands_app
 from tests.support.agents import echo_model, strands_agent
+from tests.support.live import LiveServer
 
 
 def tolerates(*loggers: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -77,9 +77,9 @@ def example_input(entry: dict[str, Any]) -> dict[str, Any]:
 
 @contextmanager
 def served_examples(sessions: Path | None = None) -> Iterator[LiveServer]:
-    """The examples server (``examples.server.build_app()``: every example, inspection on), live; ``sessions``:
+    """The examples server (``examples.demo.build_app()``: every example, inspection on), live; ``sessions``:
     its paused threads' directory (``STRANDS_AGUI_SESSIONS``) while it is built and served."""
-    from strands_agui.examples.server import build_app
+    from strands_agui.examples.demo import build_app
 
     with pytest.MonkeyPatch.context() as patch:
         if sessions is not None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from strands_agui.server.proto import PROTO_MEDIA_TYPE, decode_frames
+from strands_agui.server.transport.proto import PROTO_MEDIA_TYPE, decode_frames
 
 SSE_HEADERS = {"Accept": "text/event-stream", "Content-Type": "application/json"}
 FRAMINGS = ["text/event-stream", PROTO_MEDIA_TYPE]  # every RunStream behaviour holds in both

@@ -19,7 +19,7 @@ from tests.support.wire import post_events
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 ROUTE = "/human_in_the_loop"
-TEAM = "/team"  # tests/team_app.py
+TEAM = "/team"  # tests/support/team_app.py
 PIDS: dict[str, int] = {}  # base URL of a running serve() -> its process (group) id
 
 

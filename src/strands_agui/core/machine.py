@@ -172,7 +172,7 @@ OnMove = Callable[[Move], None]
 
 class Table:
     """A state table: the one machine mechanism of the package. The run's moves (:data:`RUN`, from
-    :data:`TRANSITIONS`) and a served run's phases (``server/driver.DRIVER``) are each one ``Table``; a
+    :data:`TRANSITIONS`) and a served run's phases (``server/transport/driver.DRIVER``) are each one ``Table``; a
     :class:`Machine` binds one to one model (the object its guards question) and holds the state. Rows are
     ``transitions``' own row format (``trigger``, ``source``, ``dest`` (None: stay), ``conditions``: a guard
     of ``guards``), so ``tooling/diagrams.py`` draws any table with ``transitions``' diagram engines; a row may

@@ -13,6 +13,6 @@
   tools), ``a2ui_recovery`` (A2UI surfaces validated and redesigned)
 
 Run one alone (``python -m strands_agui.examples.agentic_chat``) or all of them behind one server with a browser page
-(``python -m strands_agui.examples.server``). Without ``STRANDS_AGUI_MODEL`` they use a scripted model: no key, no
+(``python -m strands_agui.examples.demo``). Without ``STRANDS_AGUI_MODEL`` they use a scripted model: no key, no
 network; see :mod:`strands_agui.tooling.models` for the real providers.
 """

@@ -7,7 +7,7 @@ only the data changes: ``search_flights`` and ``search_hotels`` return the A2UI 
 builders), which ``@ag-ui/a2ui-middleware`` (CopilotKit's runtime applies it) finds in the TOOL_CALL_RESULT and
 paints. No subagent, no generation. The layouts use the A2UI basic catalog (``Card``, ``Column``, ``Row``,
 ``Text``, ``List``), so any A2UI renderer draws them (the Dojo's page uses its own FlightCard / HotelCard
-catalog; its layouts are in the ``ag_ui_strands`` sdist, ``examples/server/api/a2ui_fixed_schema_schemas``).
+catalog; its layouts are in the ``ag_ui_strands`` sdist, ``examples/demo/api/a2ui_fixed_schema_schemas``).
 
 Scripted scenario (no ``STRANDS_AGUI_MODEL``):
 
@@ -41,7 +41,7 @@ from strands.types.content import Messages
 
 from strands_agui import StrandsAgent
 from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.endpoint import create_strands_app
+from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.models import model_from_env
 from strands_agui.tooling.scripted import Text, Turn
 

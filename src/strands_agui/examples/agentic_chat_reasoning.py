@@ -27,7 +27,7 @@ from strands.types.content import Messages
 from strands_agui import StrandsAgent
 from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
 from strands_agui.examples.agentic_chat import CHANGE_BACKGROUND, DEFAULT_COLOUR, colour_in, wants_background
-from strands_agui.server.endpoint import create_strands_app
+from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.models import model_from_env
 from strands_agui.tooling.scripted import Reasoning, Text, Turn
 

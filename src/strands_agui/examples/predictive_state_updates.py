@@ -35,7 +35,7 @@ from strands.types.content import Messages
 
 from strands_agui import PredictStateMapping, StrandsAgent, StrandsAgentConfig, ToolBehavior, ToolCallContext
 from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.endpoint import create_strands_app
+from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.models import model_from_env
 from strands_agui.tooling.scripted import Text, Turn
 

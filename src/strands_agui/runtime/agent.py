@@ -40,7 +40,7 @@ from .ran_inputs import RanInputs
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
 from .sessions import SessionStore
 from .stores import default_store
-from .threads import ServerThread, Threads, threads_enabled
+from .thread_store import ServerThread, Threads, threads_enabled
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class StrandsAgent:
 
     ``sessions`` is where paused runs wait for their resume (see ``runtime/sessions.py``); by default a
     :class:`~strands_agui.runtime.sessions.FileSessions` in ``$STRANDS_AGUI_SESSIONS`` or ``~/.strands/sessions``.
-    ``threads=True`` keeps each principal's thread on the server too, in the same store (``runtime/threads.py``:
+    ``threads=True`` keeps each principal's thread on the server too, in the same store (``runtime/thread_store.py``:
     a request may send only its new messages; the stored history wins); None: ``$STRANDS_AGUI_THREADS``
     (``strands-agui serve --threads``)."""
 

@@ -14,9 +14,9 @@
 * ``transport``: streaming (SSE) always, ``httpBinary`` when the protobuf framing is served (``protobuf``
   installed), ``resumable`` when the endpoint's runs are;
 * ``multimodal``: the input kinds a user part is accepted as and reaches the model with (image, audio, video,
-  pdf: ``conversation.py`` maps them, ``server/validation.py`` refuses any other type with a 422; not ``file``:
+  pdf: ``conversation.py`` maps them, ``server/request/validation.py`` refuses any other type with a 422; not ``file``:
   a document of a type Strands has no format for is refused), image output (tool results as image parts).
-  ``tests/test_media_input.py`` checks each declared kind against a served run, and each undeclared one's 422.
+  ``tests/server/test_media_input.py`` checks each declared kind against a served run, and each undeclared one's 422.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ag_ui.core import (
 )
 
 from .model_info import model_info
-from .threads import threads_enabled
+from .thread_store import threads_enabled
 
 if TYPE_CHECKING:
     from .agent import StrandsAgent

@@ -1,8 +1,8 @@
 """The frontend is the source of truth: each run rebuilds the Strands conversation from ``RunAgentInput``.
 
 AG-UI messages become Bedrock Converse-shaped Strands messages: user text, images, documents, video and audio
-(inline base64 data: a URL was fetched before, ``server/media.py``; anything else was refused with a 422,
-``server/validation.py``), assistant text with ``toolUse`` blocks, tool messages (including results of frontend
+(inline base64 data: a URL was fetched before, ``server/request/media.py``; anything else was refused with a 422,
+``server/request/validation.py``), assistant text with ``toolUse`` blocks, tool messages (including results of frontend
 tools the client ran) as ``toolResult`` blocks (text, with their image and document parts), reasoning messages as
 the ``reasoningContent`` block Strands kept (see :func:`reasoning_block`). Consecutive messages of one role are
 merged (the model APIs require alternation), and a tool call the client never answered gets an error result, so the
@@ -39,7 +39,7 @@ AUDIO_FORMATS = {  # media type -> Strands' AudioContent format (strands.types.m
     "audio/mp4": "mp4", "audio/x-m4a": "m4a", "audio/m4a": "m4a", "audio/ogg": "ogg", "audio/x-matroska": "mka",
     "audio/webm": "webm", "audio/pcm": "pcm", "audio/l16": "pcm"}
 MEDIA_FORMATS = {"document": DOCUMENT_FORMATS, "video": VIDEO_FORMATS, "audio": AUDIO_FORMATS}
-"""Each media part's accepted media types (images: ``server/validation.py``'s ``IMAGE_FORMATS``)."""
+"""Each media part's accepted media types (images: ``server/request/validation.py``'s ``IMAGE_FORMATS``)."""
 TOOL_RESULT_MEDIA = ("image", "document")
 """The media Strands' ``ToolResultContent`` holds: a tool message's other media is refused (422)."""
 

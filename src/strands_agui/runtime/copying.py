@@ -2,7 +2,7 @@
 Swarm/Graph (``multiagent.py``) are built with, so no run touches the template itself.
 
 The copy is the agent: every parameter of ``Agent.__init__`` is either carried from the template or excluded for a
-stated reason, in the one table :data:`OPTIONS` (``tests/test_copying.py`` fails when a Strands release adds a
+stated reason, in the one table :data:`OPTIONS` (``tests/runtime/test_copying.py`` fails when a Strands release adds a
 parameter the table does not name). What keeps per-agent state is not shared between runs: the background-tasks
 plugin, the context manager and the memory manager are built afresh from the template's configuration (as Strands
 builds them from the constructor's arguments), and the user's plugins, intervention handlers, context strategies

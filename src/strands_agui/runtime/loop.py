@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 
 Settle = Callable[[], RunFailure | None | Awaitable[RunFailure | None]]  # after Strands is done, before the end
 Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emitted nothing: a loop turn to await,
-# or None (a server's fairness: ``server.pacing.Pacer`` gives one per time slice)
+# or None (a server's fairness: ``server.transport.pacing.Pacer`` gives one per time slice)
 UNWIND_LIMIT = 10_000  # events an unwinding run may still yield (a failed Swarm/Graph; a stopped served run)
 
 

@@ -59,7 +59,7 @@ class ThreadPause:
         self.plan = plan  # the run prepared: its input, history, tools, approvals, session (``core/plan.py``)
         self.input = plan.input
         self.thread = plan.input.thread_id
-        self.principal = principal  # whose thread (None: the anonymous principal), see server/principals.py
+        self.principal = principal  # whose thread (None: the anonymous principal), see server/request/principals.py
         self.stack = stack
         self.runner: Agent | MultiAgentBase | None = None
         self.resuming = plan.resumes

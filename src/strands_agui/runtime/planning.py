@@ -32,7 +32,7 @@ from .conversation import conversation, last_turn
 from .invocation import invocation_state as resolve_invocation_state
 from .multiagent import paused_history
 from .session_provider import provided_session_manager
-from .threads import ServerThread
+from .thread_store import ServerThread
 from .tool_selection import tool_selection
 
 DEFAULT_PROMPT = "Hello"

@@ -7,7 +7,7 @@ agent (``agents.py``), so the provider is called once per run (sync or async) wi
 ``Agent(session_manager=...)`` does) before the run: the stored conversation replaces the client's history
 (the stored one wins), a session that does not exist yet starts from the client's history, and a request may
 send only its new message. A provider with a ``principal`` parameter also gets the caller's principal
-(``server/principals.py``); upstream's ``(input_data)`` gets only the client's ``threadId``.
+(``server/request/principals.py``); upstream's ``(input_data)`` gets only the client's ``threadId``.
 
 A provider that raises, or returns something that is not a ``SessionManager``, ends the run with RUN_ERROR
 ``SESSION_ERROR`` before Strands is called (logged with its traceback); ``None`` runs without persistence

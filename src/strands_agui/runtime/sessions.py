@@ -80,7 +80,7 @@ def thread_key(key: str) -> str:
 class SessionStore(ABC):
     """Pause state of AG-UI threads, kept in Strands session managers (see the module docstring). A thread is
     ``(principal, thread_id)``: ``principal`` (None: the anonymous one) is whom the endpoint's ``auth`` named
-    (``server/principals.py``); the same ``thread_id`` of another principal is another thread."""
+    (``server/request/principals.py``); the same ``thread_id`` of another principal is another thread."""
 
     retention_seconds: float = DEFAULT_RETENTION_SECONDS
     blocking: bool = False
@@ -109,7 +109,7 @@ class SessionStore(ABC):
     def remove(self, thread_id: str, principal: str | None = None) -> None:
         """Forget the thread's pause (no error when there is none)."""
 
-    # Server-side threads (``runtime/threads.py``) are small objects under the store's ``threads/``, by key: a
+    # Server-side threads (``runtime/thread_store.py``) are small objects under the store's ``threads/``, by key: a
     # ``/``-separated path of names of ``[A-Za-z0-9_.-]`` (built by the adapter from digests, never by a client).
 
     def thread_read(self, key: str) -> bytes | None:

@@ -2,7 +2,7 @@
 
 Everything HTTP is FastAPI's own machinery; this module only decides what to stream.
 
-* **Framing.** The route returns a :class:`~strands_agui.server.streaming.RunStream`, a Starlette
+* **Framing.** The route returns a :class:`~strands_agui.server.transport.streaming.RunStream`, a Starlette
   ``StreamingResponse`` that iterates the run in the request's own task and writes one frame per AG-UI
   event: ``ag_ui.encoder.EventEncoder`` frames (``data: <json>\\n\\n``, LF only, as ``@ag-ui/client``
   requires), with the ``Cache-Control: no-cache`` and ``X-Accel-Buffering: no`` headers. FastAPI's own
@@ -54,15 +54,15 @@ from fastapi.middleware.cors import CORSMiddleware
 from ..config import InvocationStateProvider
 from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
-from .console import list_in_console
-from .inspector import inspected_run, wants_inspection
-from .metrics import AgentMetrics, add_metrics_route, metrics_enabled
-from .negotiation import SSE_MEDIA_TYPE, accepts, negotiate, produced_media_types
-from .observability import Observability
-from .openapi import RUN_RESPONSES, document_message_roles
-from .principals import principal_of
-from .proto import PROTO_MEDIA_TYPE
-from .resumable import Resumable, add_run_routes, resumable_runs
+from .console.inspector import inspected_run, wants_inspection
+from .console.page import list_in_console
+from .observability.metrics import AgentMetrics, add_metrics_route, metrics_enabled
+from .observability.observation import Observability
+from .request.negotiation import SSE_MEDIA_TYPE, accepts, negotiate, produced_media_types
+from .request.openapi import RUN_RESPONSES, document_message_roles
+from .request.principals import principal_of
+from .request.validation import run_route, validated_run_input
+from .resumable.run_routes import Resumable, add_run_routes, resumable_runs
 from .settings import (
     UNSET,
     AppOptions,
@@ -72,10 +72,10 @@ from .settings import (
     settings_with,
     takes_settings,
 )
-from .streaming import FRAMINGS, Pacer, RunStream, encode_event
-from .threads import add_thread_routes
-from .validation import run_route, validated_run_input
-from .versions import framing_for, rewrite_for
+from .threads_api import add_thread_routes
+from .transport.proto import PROTO_MEDIA_TYPE
+from .transport.streaming import FRAMINGS, Pacer, RunStream, encode_event
+from .transport.versions import framing_for, rewrite_for
 
 __all__ = [
     "SSE_MEDIA_TYPE",

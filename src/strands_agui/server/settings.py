@@ -21,11 +21,11 @@ from fastapi import Depends, params
 
 from ..config import InvocationStateProvider, MediaFetchPolicy
 from ..runtime.sessions import SessionStore
-from .metrics import DEFAULT_METRICS_PATH
-from .principals import principal_dependency
-from .resumable import Resumable
-from .streaming import COALESCE_SECONDS
-from .validation import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGES, RequestLimits
+from .observability.metrics import DEFAULT_METRICS_PATH
+from .request.principals import principal_dependency
+from .request.validation import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGES, RequestLimits
+from .resumable.run_routes import Resumable
+from .transport.streaming import COALESCE_SECONDS
 
 DEFAULT_KEEPALIVE_SECONDS = 15.0
 
@@ -50,7 +50,8 @@ class EndpointSettings:
     and then ``dependencies`` (e.g. ``[Depends(verify_token)]``) run first; a request they refuse never starts
     a run. What ``auth`` returns, when it is a ``str``, is the caller's principal: threads (their pauses) are
     the principal's own, another principal's request on the same ``threadId`` is another thread
-    (``server/principals.py``; None: the anonymous principal). ``invocation_state_provider(request, input_data)``
+    (``server/request/principals.py``; None: the anonymous principal). ``invocation_state_provider(request,
+    input_data)``
     (sync or async) returns a dict of trusted, request-scoped values handed to Strands as ``invocation_state``
     (a copy per run), or None. It is the run's
     ``StrandsAgentConfig.invocation_state_provider``: one that fails ends the run with ``INVOCATION_STATE_ERROR``.
@@ -58,18 +59,21 @@ class EndpointSettings:
     ``keepalive_seconds`` is the longest silence before a ``: ping`` comment. ``coalesce_seconds`` is the longest
     a frame waits to share one write with the frames after it (only while frames come faster than that; the first
     and the terminal frame never wait; at most ``keepalive_seconds``; 0: one write per frame; see
-    ``server/streaming.py``). ``name`` names the route (default: the agent's name). ``inspect=True`` lets a request
-    ask for the run's machine trace and replayable log as CUSTOM events (``server.inspector``; development
+    ``server/transport/streaming.py``). ``name`` names the route (default: the agent's name). ``inspect=True`` lets a
+    request
+    ask for the run's machine trace and replayable log as CUSTOM events (``server.console.inspector``; development
     servers only: it shows the raw Strands events). ``fetch_media`` (off when None) lets image and document parts
     given by URL be fetched before the run, refusing private, loopback and link-local addresses
-    (``server/media.py``); without it such a part is refused (422). ``resumable`` (``True``: events in memory;
-    a :class:`~strands_agui.server.resumable.Resumable` names the event store and ``detach_seconds``; None: as
+    (``server/request/media.py``); without it such a part is refused (422). ``resumable`` (``True``: events in memory;
+    a :class:`~strands_agui.server.resumable.run_routes.Resumable` names the event store and ``detach_seconds``; None:
+    as
     ``strands-agui serve --resumable`` says, off without it) numbers and stores every event, so a client can
     reconnect (``GET path/runs/{runId}/events`` with ``Last-Event-ID``) and cancel (``POST
     path/runs/{runId}/cancel``); see ``docs/transport.md``. ``tracing`` (on unless False) gives each run an
     OpenTelemetry span, with Strands' spans as its children, whenever a tracer provider is installed
-    (``server/tracing.py``). ``metrics`` (True; None: as ``strands-agui serve --metrics`` says, off without it)
-    records Prometheus metrics of the runs and serves them at ``GET metrics_path`` (``server/metrics.py``,
+    (``server/observability/tracing.py``). ``metrics`` (True; None: as ``strands-agui serve --metrics`` says, off
+    without it)
+    records Prometheus metrics of the runs and serves them at ``GET metrics_path`` (``server/observability/metrics.py``,
     the ``observability`` extra); see ``docs/observability.md``. What the console (``mount_console``) lists for the
     endpoint besides its name and description: ``prompts`` it suggests trying, ``frontend_tools`` (AG-UI ``Tool``
     objects or their dicts) the page declares in each request, ``initial_state`` a new thread starts with.
@@ -126,7 +130,7 @@ class AppSettings(EndpointSettings):
 
     ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
     :class:`~strands_agui.runtime.sessions.FileSessions`). ``threads=True`` keeps each principal's threads on the
-    server too, in the same store (``runtime/threads.py``; None: the agent's own setting, else
+    server too, in the same store (``runtime/thread_store.py``; None: the agent's own setting, else
     ``$STRANDS_AGUI_THREADS``). CORS is off unless ``cors_origins`` is given. Then
     exactly those origins may call the app (GET and POST, any request header, no credentials); there is never a
     wildcard origin. ``api_docs=False`` removes ``/docs``, ``/redoc`` and ``/openapi.json`` (404).

@@ -43,7 +43,7 @@ from .cli_checks import (
     replay_config,
 )
 
-DEFAULT_APP = "strands_agui.examples.server:app"
+DEFAULT_APP = "strands_agui.examples.demo:app"
 USAGE_ERROR = 2
 WORKER_HEALTHCHECK_SECONDS = 60  # uvicorn's 5 s kills a worker still importing the app on a loaded machine, forever
 RUN_FAILED = 1
@@ -57,7 +57,7 @@ def _write(events: AsyncIterator[BaseEvent], fmt: str, input_data: RunAgentInput
     (the AG-UI version it declares, see docs/protocol-versions.md) and return the last one."""
     from ag_ui.encoder import EventEncoder
 
-    from ..server.versions import declared_event, legacy_event, speaks_legacy
+    from ..server.transport.versions import declared_event, legacy_event, speaks_legacy
 
     encoder = EventEncoder(accept="text/event-stream")
     as_sent = legacy_event if speaks_legacy(input_data.protocol_version if input_data else None) else declared_event
@@ -183,7 +183,7 @@ def serve_environment(args: argparse.Namespace) -> str | None:
     from pathlib import Path
 
     from ..runtime.sessions import RETENTION_ENV, SESSIONS_ENV
-    from ..runtime.threads import THREADS_ENV
+    from ..runtime.thread_store import THREADS_ENV
 
     if args.workers < 1:
         raise CliError(f"--workers {args.workers}: give at least 1 worker")
@@ -207,7 +207,7 @@ def resumable_environment(args: argparse.Namespace) -> None:
     variables (``server/resumable.from_environment``)."""
     import os
 
-    from ..server.resumable import DETACH_ENV, EVENTS_ENV, RESUMABLE_ENV
+    from ..server.resumable.run_routes import DETACH_ENV, EVENTS_ENV, RESUMABLE_ENV
 
     if not args.resumable:
         if args.events or args.detach_seconds is not None:
@@ -228,14 +228,15 @@ def resumable_environment(args: argparse.Namespace) -> None:
 
 
 def metrics_environment(args: argparse.Namespace) -> str | None:
-    """``--metrics`` reaches every worker's endpoints as ``$STRANDS_AGUI_METRICS`` (``server/metrics.py``); with
+    """``--metrics`` reaches every worker's endpoints as ``$STRANDS_AGUI_METRICS``
+    (``server/observability/metrics.py``); with
     several workers, a fresh ``$PROMETHEUS_MULTIPROC_DIR`` (unless one is set) makes ``/metrics`` sum every
     worker's values. Returns the directory made here, removed when the server stops."""
     import os
     import tempfile
     from importlib.util import find_spec
 
-    from ..server.metrics import METRICS_ENV, MULTIPROC_ENV
+    from ..server.observability.metrics import METRICS_ENV, MULTIPROC_ENV
 
     if not args.metrics:
         return None
@@ -425,7 +426,7 @@ def _diagram_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     diagram.add_argument("--readme", metavar="PATH", help="also refresh the Mermaid block of this Markdown file "
                          "(between <!-- diagram:start --> and <!-- diagram:end -->; default: none)")
     diagram.add_argument("--console", metavar="PATH", help="also write the console's SVG of the machine to this "
-                         "path (src/strands_agui/server/static/run_machine.svg in the repo; needs graphviz; "
+                         "path (src/strands_agui/server/console/static/run_machine.svg in the repo; needs graphviz; "
                          "default: none)")
     diagram.set_defaults(func=cmd_diagram)
 

@@ -1,8 +1,10 @@
 """Render the package's state tables (``core.machine.Table``) into ``diagrams/``: the run machine
-(``machine.RUN``, ``run_machine.*``) and a served run's phases (``server/driver.DRIVER``, ``served_run.*``), each
+(``machine.RUN``, ``run_machine.*``) and a served run's phases (``server/transport/driver.DRIVER``, ``served_run.*``),
+each
 as Mermaid (renders on GitHub), Graphviz DOT source and SVG. Rendering is done by ``transitions``' own diagram
-engines from the same rows the runs use, so a diagram cannot drift from the code; ``tests/test_machine.py`` and
-``tests/test_driver.py`` fail when the committed files do.
+engines from the same rows the runs use, so a diagram cannot drift from the code; ``tests/core/test_machine_table.py``
+and
+``tests/server/test_driver.py`` fail when the committed files do.
 
 Mermaid needs nothing beyond a plain install (``transitions`` writes it itself); DOT needs the ``graphviz``
 Python package (``pip install 'strands-agui[diagrams]'``) and SVG also Graphviz's ``dot`` binary.
@@ -19,7 +21,7 @@ from typing import Any, Literal
 from transitions.extensions import GraphMachine
 
 from ..core.machine import RUN, STATES, TRANSITIONS, Table, rows, sources
-from ..server.driver import DRIVER
+from ..server.transport.driver import DRIVER
 
 TITLE = "strands-agui run machine"
 TABLES: dict[str, tuple[str, Table]] = {"run_machine": (TITLE, RUN), "served_run": ("strands-agui served run", DRIVER)}
@@ -132,7 +134,8 @@ def render(out_dir: str | Path = "diagrams", *, with_svg: bool = True) -> list[P
 
 
 CONSOLE_SVG = "run_machine.svg"
-"""The console's copy (``strands_agui/server/static/``); ``tests/test_console_assets.py`` fails on drift."""
+"""The console's copy (``strands_agui/server/console/static/``); ``tests/server/test_console_assets.py`` fails on
+drift."""
 
 
 def console_dot() -> str:

@@ -1,0 +1,1 @@
+"""The browser console (page, static assets) and the inspector. Internal."""

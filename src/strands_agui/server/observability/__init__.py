@@ -1,0 +1,1 @@
+"""Spans and metrics of served runs (docs/observability.md). Internal."""

@@ -1,0 +1,395 @@
+"""Resumable runs' events in Redis Streams (``--events redis://HOST:PORT/DB``): the layout and its guarantees
+are described in ``events.py``, beside the in-memory store and the protocol both implement.
+
+Every key of a run is ``<prefix>:run:{<sha256 of the run's key>}:<part>``, so no run id (any string, ``:meta``
+included) can name another run's key or another kind of key, and a run's keys share one hash tag. The scripts
+below are the only writes that must be atomic: opening a run (the id taken? the live-run limits?), appending a
+batch (only to a log whose run Redis still knows), the heartbeat (which re-asserts the run after Redis lost it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from .event_store import (
+    ALIVE_SECONDS,
+    BATCH_SECONDS,
+    DEFAULT_MAX_EVENTS,
+    DEFAULT_MAX_LIVE_RUNS,
+    DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
+    DEFAULT_TTL_SECONDS,
+    HEARTBEAT_SECONDS,
+    READ_BLOCK_SECONDS,
+    Bounds,
+    RunExists,
+    RunLimit,
+    RunLog,
+    Stored,
+    StoreUnavailable,
+)
+
+logger = logging.getLogger(__name__)
+
+SETTLE_SECONDS = 2 * HEARTBEAT_SECONDS  # after Redis lost every key: how long new runs wait for live ones to come back
+_NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
+
+# KEYS: meta, live (every run), live (the principal's; = live for the anonymous principal), epoch, settling, alive
+# ARGV: principal, max live runs, max live runs of the principal (0: none), alive ms, ttl s, the run's member,
+# settle ms. A number: wait that many ms, then ask again (Redis has just lost every key: the workers running
+# runs write theirs back on their next heartbeat, before any run may take an id or a place).
+_OPEN = _NOW + """
+if redis.call('EXISTS', KEYS[4]) == 0 then
+  redis.call('SET', KEYS[4], '1')
+  redis.call('SET', KEYS[5], '1', 'PX', ARGV[7])
+end
+local settling = redis.call('PTTL', KEYS[5])
+if settling > 0 then return settling end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local per = tonumber(ARGV[3])
+if per > 0 and redis.call('ZCARD', KEYS[3]) >= per then return 'live_runs_per_principal' end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 'live_runs' end
+redis.call('HSET', KEYS[1], 'principal', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('SET', KEYS[6], '1', 'PX', ARGV[4])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[6])
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[6])
+return 'ok'
+"""
+
+# KEYS: events, meta. ARGV: maxlen, entry id, n, t, d, ttl s.
+# 0: Redis no longer knows the run (restarted without persistence, or flushed): nothing written.
+_APPEND = """
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], ARGV[2], 'n', ARGV[3], 't', ARGV[4], 'd', ARGV[5])
+if type(added) == 'table' and added.err then
+  if string.find(added.err, 'equal or smaller') then return 2 end  -- a retried batch, stored already
+  return redis.error_reply(added.err)
+end
+redis.call('EXPIRE', KEYS[1], ARGV[6])
+redis.call('EXPIRE', KEYS[2], ARGV[6])
+return 1
+"""
+
+# KEYS: meta, alive, reader, cancel, live, live of the principal
+# ARGV: principal, alive ms, ttl s, the run's member, the first event not stored ('' : none)
+# -> {1 when the run's meta had to be written again (Redis lost it), a reader attached, the cancel flag}
+_BEAT = _NOW + """
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
+local lost = redis.call('HSET', KEYS[1], 'principal', ARGV[1])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'lost', ARGV[5]) end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[5], now + tonumber(ARGV[2]), ARGV[4])
+redis.call('ZADD', KEYS[6], now + tonumber(ARGV[2]), ARGV[4])
+return {lost, redis.call('EXISTS', KEYS[3]), redis.call('GET', KEYS[4]) or ''}
+"""
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class RedisEvents:
+    """Resumable runs' events in Redis Streams, shared by every worker using the same ``url``.
+
+    At most ``max_live_runs`` live runs in all and ``max_live_runs_per_principal`` per named principal (sorted
+    sets of live runs, each entry expiring with its run's heartbeat): past them a new run is refused
+    (:class:`RunLimit`). A stale connection (Redis restarted) is retried once on a fresh one (redis-py's
+    ``Retry``); a timeout is not retried, so a frozen Redis costs ``timeout`` seconds per call, then 503.
+    The runs this process is running are also known here (``running``), so they stay cancellable, and their
+    ids taken, whatever Redis lost."""
+
+    def __init__(self, url: str, *, prefix: str = "strands-agui", max_events: int = DEFAULT_MAX_EVENTS,
+                 ttl: float = DEFAULT_TTL_SECONDS, timeout: float = 2.0, max_live_runs: int = DEFAULT_MAX_LIVE_RUNS,
+                 max_live_runs_per_principal: int = DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL) -> None:
+        try:
+            import redis.asyncio  # noqa: F401 - checked here so a missing extra fails at startup
+        except ImportError as exc:  # pragma: no cover - the redis extra
+            raise RuntimeError("RedisEvents needs the redis package: pip install 'strands-agui[redis]'") from exc
+        for name, value in (("max_live_runs", max_live_runs),
+                            ("max_live_runs_per_principal", max_live_runs_per_principal)):
+            if not (isinstance(value, int) and value > 0):
+                raise ValueError(f"{name} must be a positive int, not {value!r}")
+        self.url, self.prefix, self.max_events, self.ttl, self.timeout = url, prefix, max_events, ttl, timeout
+        self.max_live_runs, self.max_live_runs_per_principal = max_live_runs, max_live_runs_per_principal
+        self._clients: dict[int, Any] = {}  # one client per event loop (each worker has its own)
+        self.running: dict[str, _RedisLog] = {}  # this process's live runs, by key
+
+    def client(self) -> Any:
+        import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+        from redis.exceptions import ConnectionError as RedisConnectionError
+
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._clients:
+            self._clients[loop] = aioredis.Redis.from_url(
+                self.url, socket_timeout=self.timeout, socket_connect_timeout=self.timeout, decode_responses=True,
+                retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+                retry_on_error=[RedisConnectionError])
+        return self._clients[loop]
+
+    def key(self, run_id: str, part: str) -> str:
+        """A run's key: ``<prefix>:run:{<sha256 of run_id>}:<part>`` (events, meta, alive, reader, cancel)."""
+        return f"{self.prefix}:run:{{{_digest(run_id)}}}:{part}"
+
+    def live_key(self, principal: str | None) -> str:
+        """The sorted set of live runs: every run's (None), or a named principal's."""
+        return f"{self.prefix}:live" if principal is None else f"{self.prefix}:live:{_digest(principal)[:32]}"
+
+    async def _call(self, make: Callable[[Any], Any]) -> Any:
+        """One Redis command (or pipeline, or script); any Redis failure is :class:`StoreUnavailable`."""
+        import redis.exceptions
+
+        try:
+            return await make(self.client())
+        except (redis.exceptions.RedisError, OSError) as exc:
+            raise StoreUnavailable(f"the event store at {self.url} cannot be reached: {exc}") from exc
+
+    async def _script(self, source: str, keys: list[str], args: list[Any]) -> Any:
+        return await self._call(lambda r: r.eval(source, len(keys), *keys, *args))
+
+    async def open(self, run_id: str, principal: str | None, on_cancel: Callable[[], None]) -> RunLog:
+        if run_id in self.running:  # Redis may have lost it: this process has not
+            raise RunExists(run_id)
+        per_principal = principal is not None
+        for _ in range(3):
+            answer = await self._script(
+                _OPEN, [self.key(run_id, "meta"), self.live_key(None), self.live_key(principal),
+                        f"{self.prefix}:epoch", f"{self.prefix}:settling", self.key(run_id, "alive")],
+                [principal or "", self.max_live_runs, self.max_live_runs_per_principal if per_principal else 0,
+                 int(ALIVE_SECONDS * 1000), int(self.ttl), _digest(run_id), int(SETTLE_SECONDS * 1000)])
+            if not isinstance(answer, int):
+                break
+            await asyncio.sleep(answer / 1000)
+        else:
+            raise StoreUnavailable(f"the event store at {self.url} keeps restarting")
+        if answer == "exists":
+            raise RunExists(run_id)
+        if answer == "live_runs_per_principal":
+            raise RunLimit(answer, self.max_live_runs_per_principal)
+        if answer == "live_runs":
+            raise RunLimit(answer, self.max_live_runs)
+        log = self.running[run_id] = _RedisLog(self, run_id, principal, on_cancel)
+        log.start()  # opened alive: its first heartbeat comes within HEARTBEAT_SECONDS
+        return log
+
+    async def known(self, run_id: str, principal: str | None) -> bool:
+        if run_id in self.running:
+            return True
+        owner = await self._call(lambda r: r.hget(self.key(run_id, "meta"), "principal"))
+        return owner is not None and owner == (principal or "")
+
+    async def bounds(self, run_id: str) -> Bounds:
+        def commands(r: Any) -> Any:
+            pipe = r.pipeline(transaction=False)
+            pipe.xrange(self.key(run_id, "events"), count=1)
+            pipe.xrevrange(self.key(run_id, "events"), count=1)
+            pipe.hget(self.key(run_id, "meta"), "lost")
+            return pipe.execute()
+
+        oldest, newest, lost = await self._call(commands)
+        if not newest:
+            return Bounds(1, 0, False, lost is not None)
+        return Bounds(int(oldest[0][1]["n"]), _number(newest[0][0]), _events(newest[0][1])[-1].terminal,
+                      lost is not None)
+
+    async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored]:
+        stream = self.key(run_id, "events")
+        position = {stream: f"{after}-0"}
+        block: int | None = int(READ_BLOCK_SECONDS * 1000)
+        while True:
+            await self._call(lambda r: r.set(self.key(run_id, "reader"), "1", px=int(ALIVE_SECONDS * 1000)))
+            reply = await self._call(_read(position, block))
+            for _stream, entries in reply or ():
+                for entry_id, fields in entries:
+                    position[stream] = entry_id
+                    events = _events(fields)
+                    if events[0].seq > after + 1:
+                        return  # the events after ``after`` are gone (the cap, or Redis lost them): no gap
+                    for event in events:
+                        if event.seq > after:
+                            after = event.seq
+                            yield event
+                        if event.terminal:
+                            return
+            if not reply and block is None:
+                return  # nothing came after the run's worker stopped: the caller reports RUN_LOST
+            if not reply:
+                def state(r: Any) -> Any:
+                    pipe = r.pipeline(transaction=False)
+                    pipe.exists(self.key(run_id, "alive"))
+                    pipe.hexists(self.key(run_id, "meta"), "lost")
+                    return pipe.execute()
+
+                alive, lost = await self._call(state)
+                if not alive or lost:  # the log will not grow: read what came since the last read, then stop
+                    block = None
+
+    async def cancel(self, run_id: str, principal: str | None) -> str:
+        log = self.running.get(run_id)
+        if log is not None:  # this process runs it: cancel here, whatever Redis knows
+            log.cancel()
+            return "requested"
+        if not await self.known(run_id, principal):
+            return "unknown"
+        if not await self._call(lambda r: r.exists(self.key(run_id, "alive"))):
+            return "ended"
+        await self._call(lambda r: r.set(self.key(run_id, "cancel"), "1", ex=int(self.ttl)))
+        return "requested"
+
+
+def _read(position: dict[str, str], block: int | None) -> Callable[[Any], Any]:
+    """``XREAD`` from ``position``, waiting ``block`` ms for an entry (None: not waiting)."""
+    return lambda r: r.xread(position, count=500, block=block)
+
+
+def _number(entry_id: str) -> int:
+    """The number of the last event of a stream entry (its id: ``7-0`` -> 7)."""
+    return int(entry_id.split("-")[0])
+
+
+def _entry(batch: list[tuple[int, str, str]]) -> tuple[str, str, str]:
+    """One stream entry for a batch of consecutive events: the first number, the types, the JSON texts one a
+    line (an event's wire JSON never holds a raw line break)."""
+    return str(batch[0][0]), ",".join(kind for _, _, kind in batch), "\n".join(data for _, data, _ in batch)
+
+
+def _events(fields: dict[str, str]) -> list[Stored]:
+    first = int(fields["n"])
+    return [Stored(first + i, data, kind)
+            for i, (kind, data) in enumerate(zip(fields["t"].split(","), fields["d"].split("\n"), strict=True))]
+
+
+class _RedisLog:
+    """A run's writer: appends are batched by one task, which also keeps the heartbeat."""
+
+    def __init__(self, store: RedisEvents, run_id: str, principal: str | None,
+                 on_cancel: Callable[[], None]) -> None:
+        self.store, self.run_id, self.principal, self.on_cancel = store, run_id, principal, on_cancel
+        self.pending: list[tuple[int, str, str]] = []
+        self.seq = 0
+        self.stored = 0  # the number of the last event stored
+        self.wake = asyncio.Event()
+        self.closing = False
+        self.cancelled = False
+        self.reader_seen = float("-inf")
+        self.lost: int | None = None  # the first event not stored: the log stops there (docs/reliability.md)
+        self.task: asyncio.Task[None] | None = None
+        self.lock = asyncio.Lock()
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._write(), name=f"strands-agui-log-{self.run_id}")
+
+    def cancel(self) -> None:
+        if not self.cancelled:
+            self.cancelled = True
+            self.on_cancel()
+
+    def append(self, data: str, kind: str) -> int:
+        self.seq += 1
+        if self.lost is None:
+            self.pending.append((self.seq, data, kind))
+            self.wake.set()
+        return self.seq
+
+    def reader_attached(self, within: float) -> bool:
+        return time.monotonic() - self.reader_seen < within
+
+    async def flush(self) -> None:
+        try:
+            await self._flush()
+        except StoreUnavailable as exc:
+            self._broke(str(exc))
+
+    def _broke(self, why: str) -> None:
+        """Stop storing: the log ends at the last event stored, and says so (``lost``) once Redis answers."""
+        if self.lost is None:
+            logger.warning("run %s: events no longer stored: %s", self.run_id, why)
+            self.lost = self.stored + 1
+        self.pending.clear()
+
+    async def close(self) -> None:
+        self.closing = True
+        self.wake.set()
+        if self.task is not None:
+            await asyncio.shield(self.task)
+
+    async def beat(self) -> None:
+        """Refresh the heartbeat and the run's place among the live runs, writing the run's meta again when
+        Redis lost it (restarted); see whether a reader is attached; look for a cancel request."""
+        store, run_id = self.store, self.run_id
+        keys = [store.key(run_id, part) for part in ("meta", "alive", "reader", "cancel")]
+        recreated, reader, cancel = await store._script(
+            _BEAT, [*keys, store.live_key(None), store.live_key(self.principal)],
+            [self.principal or "", int(ALIVE_SECONDS * 1000), int(store.ttl), _digest(run_id),
+             "" if self.lost is None else self.lost])
+        if recreated and self.lost is None:
+            self._broke("the event store lost the run (restarted?)")
+            await self.beat()  # say so at once
+            return
+        if reader:
+            self.reader_seen = time.monotonic()
+        if cancel:
+            self.cancel()
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout(HEARTBEAT_SECONDS):
+                        await self.wake.wait()
+                    if not self.closing:
+                        await asyncio.sleep(BATCH_SECONDS)  # one pipeline for the events of the next moment
+                except TimeoutError:
+                    pass
+                self.wake.clear()
+                try:
+                    await self._flush()
+                    if self.closing:  # set after the last append: one more batch holds whatever came meanwhile
+                        await self._flush()
+                        return await self._expire()
+                    await self.beat()
+                except StoreUnavailable as exc:
+                    self._broke(str(exc))
+                    if self.closing:
+                        return
+        finally:
+            self.store.running.pop(self.run_id, None)
+
+    async def _flush(self) -> None:
+        async with self.lock:  # the writer task and the driver's write: in order, each batch once
+            batch, self.pending = self.pending, []
+            if batch and self.lost is None:
+                await self._add(batch)
+
+    async def _add(self, batch: list[tuple[int, str, str]]) -> None:
+        store = self.store
+        written = await store._script(
+            _APPEND, [store.key(self.run_id, "events"), store.key(self.run_id, "meta")],
+            [store.max_events, f"{batch[-1][0]}-0", *_entry(batch), int(store.ttl)])
+        if not written:
+            self._broke("the event store lost the run (restarted?)")
+            return
+        self.stored = batch[-1][0]
+
+    async def _expire(self) -> None:
+        store, run_id = self.store, self.run_id
+
+        def commands(r: Any) -> Any:
+            pipe = r.pipeline(transaction=False)
+            pipe.delete(store.key(run_id, "alive"))
+            for part in ("events", "meta"):
+                pipe.expire(store.key(run_id, part), int(store.ttl))
+            member = _digest(run_id)
+            pipe.zrem(store.live_key(None), member)
+            pipe.zrem(store.live_key(self.principal), member)
+            return pipe.execute()
+
+        await store._call(commands)

@@ -1,0 +1,59 @@
+"""Fairness between the runs one event loop serves: how often a served run gives the loop back.
+
+The endpoint makes one :class:`Pacer` per request and hands it to the run (``StrandsAgent.run(pace=)``, called
+after each Strands event that produced no AG-UI event) and to the driver (``server/transport/driver.py``, called after
+each AG-UI event); see ``streaming``'s Fairness invariant and ``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+
+__all__ = ["BUSY_SECONDS", "SLICE_SECONDS", "Pacer", "yield_to_loop"]
+
+SLICE_SECONDS = 0.002  # the longest a run holds a quiet event loop before it gives other requests a turn
+BUSY_SECONDS = 0.002  # a loop that takes this long to come back to a run is busy: its runs yield every other event
+
+
+def yield_to_loop() -> Awaitable[None]:
+    """One turn of the event loop: what the stream and its run give other requests between events."""
+    return asyncio.sleep(0)
+
+
+class Pacer:
+    """Fairness by time slice, tighter on a busy loop: called after each event of a run, it returns a loop turn
+    to await, or None (nothing to await).
+
+    * **A quiet loop**: a turn once the run has held the loop for ``slice_seconds`` since it last waited. A run
+      at a model's pace never pays a turn of its own; one that never waits (a scripted model, a replay) yields
+      once per slice instead of once per event.
+    * **A busy loop** (the loop took ``busy_seconds`` or more to come back to the run after it last waited: other
+      requests are queued): a turn after every second event, so each loop turn carries little of each run's
+      work and a new request's first step, which writes RUN_STARTED, waits behind less.
+
+    Both are known exactly, without a timer: when a slice begins the pacer asks the loop for a callback
+    (``call_soon``), which runs only once the run's task has given the loop a turn (a model's or a tool's
+    await, or the pacer's own), and measures how long the loop took to get to it."""
+
+    __slots__ = ("slice", "busy_seconds", "_start", "_waited", "_busy")
+
+    def __init__(self, slice_seconds: float = SLICE_SECONDS, busy_seconds: float = BUSY_SECONDS) -> None:
+        self.slice, self.busy_seconds = slice_seconds, busy_seconds
+        self._start = 0.0
+        self._waited = True
+        self._busy = False
+
+    def _turned(self) -> None:
+        self._waited = True
+        self._busy = time.monotonic() - self._start >= self.busy_seconds
+
+    def __call__(self) -> Awaitable[None] | None:
+        now = time.monotonic()
+        if self._waited:  # the loop turned since the slice began: a new slice begins now
+            self._waited = False
+            self._start = now
+            asyncio.get_running_loop().call_soon(self._turned)
+            return None
+        return yield_to_loop() if self._busy or now - self._start >= self.slice else None

@@ -1,0 +1,1 @@
+"""The core tests (src/strands_agui/AGENTS.md: Tests)."""

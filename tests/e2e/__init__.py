@@ -1,0 +1,1 @@
+"""The e2e tests (src/strands_agui/AGENTS.md: Tests)."""

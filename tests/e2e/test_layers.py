@@ -1,0 +1,89 @@
+"""The layer picture holds: `lint-imports` (import-linter, contracts in pyproject.toml) passes on the package,
+and fails when an import runs up the layers or closes a cycle (TYPE_CHECKING imports included).
+
+The failing cases plant the import in a copy of the package and run the same checker with the same
+pyproject.toml against the copy, so the contracts themselves are what is proved to fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import REPO
+
+ROOT = REPO
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def lint_imports(src: Path, *contracts: str) -> subprocess.CompletedProcess[str]:
+    """Run the project's contracts (all, or those with the given ids) against the ``strands_agui`` package
+    found under ``src``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")])}
+    only = [arg for contract in contracts for arg in ("--contract", contract)]
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(ROOT / "pyproject.toml"), "--no-cache", "--no-logo", *only],
+        cwd=src, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+@pytest.fixture
+def package_copy(tmp_path: Path) -> Path:
+    """A copy of the package's Python modules under ``tmp_path / "src"``."""
+    shutil.copytree(ROOT / "src" / "strands_agui", tmp_path / "src" / "strands_agui",
+                    ignore=shutil.ignore_patterns("__pycache__", "static", "*.proto", "*.pyi"))
+    return tmp_path / "src"
+
+
+def plant(src: Path, module: str, lines: str) -> None:
+    path = src / "strands_agui" / module
+    path.write_text(path.read_text(encoding="utf-8") + "\n" + lines + "\n", encoding="utf-8")
+
+
+def test_the_package_keeps_its_layers_and_has_no_cycle() -> None:
+    result = lint_imports(ROOT / "src")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 2 kept, 0 broken." in result.stdout, result.stdout
+
+
+def test_the_copy_checked_by_the_failing_cases_passes_unchanged(package_copy: Path) -> None:
+    result = lint_imports(package_copy)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_an_import_up_the_layers_breaks_the_layers_contract(package_copy: Path) -> None:
+    plant(package_copy, "runtime/pause.py", "from ..tooling import cli  # noqa: E402")
+    result = lint_imports(package_copy, "layers")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "strands_agui.runtime is not allowed to import strands_agui.tooling" in result.stdout, result.stdout
+    assert "strands_agui.runtime.pause -> strands_agui.tooling.cli" in result.stdout
+
+
+def test_the_base_vocabulary_imports_no_layer(package_copy: Path) -> None:
+    plant(package_copy, "errors.py", "from .core import machine  # noqa: E402")
+    result = lint_imports(package_copy, "layers")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "strands_agui.errors -> strands_agui.core.machine" in result.stdout
+
+
+def test_a_module_outside_the_layers_breaks_the_layers_contract(package_copy: Path) -> None:
+    (package_copy / "strands_agui" / "stray.py").write_text("X = 1\n", encoding="utf-8")
+    result = lint_imports(package_copy, "layers")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "strands_agui.stray" in result.stdout
+
+
+def test_a_cycle_hidden_under_type_checking_breaks_the_acyclic_contract(package_copy: Path) -> None:
+    # The cycle runtime/agents.py <-> runtime/multiagent.py, as it was before copying.py (one way at run time,
+    # the other only for the type checker): both count.
+    plant(package_copy, "runtime/copying.py",
+          "from typing import TYPE_CHECKING  # noqa: E402\nif TYPE_CHECKING:\n    from . import agents  # noqa: F401")
+    result = lint_imports(package_copy, "acyclic")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "No cycles are allowed in strands_agui.runtime." in result.stdout, result.stdout
+    assert "- .copying -> .agents (1 import)" in result.stdout

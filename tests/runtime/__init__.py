@@ -1,0 +1,1 @@
+"""The runtime tests (src/strands_agui/AGENTS.md: Tests)."""

@@ -1,0 +1,1 @@
+"""The server tests (src/strands_agui/AGENTS.md: Tests)."""

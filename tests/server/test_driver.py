@@ -1,0 +1,148 @@
+"""The served run's phase table (``server/transport/driver.py``): every phase is reachable, ``stopped`` and ``ended``
+are final, and a move the table lacks raises instead of passing silently. The behaviour each phase stands for
+(where a stop lands, how the run unwinds) is proven over HTTP by test_load.py, test_writes.py and
+test_endpoint.py."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+from transitions import MachineError
+
+from strands_agui.server.transport.driver import MOVES, Phase, RunDriver
+from tests.support.paths import REPO
+
+
+def test_every_phase_is_reachable_from_started_and_only_stopped_and_ended_are_final() -> None:
+    seen, frontier = {Phase.STARTED}, [Phase.STARTED]
+    while frontier:
+        for nxt in MOVES[frontier.pop()] - seen:
+            seen.add(nxt)
+            frontier.append(nxt)
+    assert seen == set(Phase)
+    assert {phase for phase, moves in MOVES.items() if not moves} == {Phase.STOPPED, Phase.ENDED}
+    assert all(Phase.STOPPED in MOVES[phase] for phase in (Phase.WAITING, Phase.FORWARDING, Phase.WRITING))
+
+
+async def _nothing():  # type: ignore[no-untyped-def]
+    return
+    yield
+
+
+def test_a_move_the_table_lacks_raises() -> None:
+    driver = RunDriver(_nothing(), lambda event: b"", object(), keepalive=1, coalesce=0,  # type: ignore[arg-type]
+                       keepalive_frame=None)
+    driver.move("wait")
+    driver.move("forward")
+    with pytest.raises(MachineError, match="no move 'forward' from 'forwarding'"):
+        driver.move("forward")
+    driver.move("end")
+    assert driver.phase is Phase.ENDED
+    with pytest.raises(MachineError, match="no move 'wait' from 'ended'"):
+        driver.move("wait")
+
+
+async def test_a_stop_while_the_run_task_is_busy_stands_and_the_run_unwinds() -> None:
+    """The watcher may stop the run while the run's own task is between awaits (a write that completed just as
+    the reader left): the stop stands, the task's own moves change nothing, and the run ends as a stopped one
+    (seen at 150 runs/s in the open-loop bench as ``no move from stopped to forwarding``)."""
+    from ag_ui.core import RunStartedEvent, TextMessageStartEvent
+
+    closed: list[bool] = []
+
+    async def events():  # type: ignore[no-untyped-def]
+        try:
+            yield RunStartedEvent(thread_id="t", run_id="r")
+            yield TextMessageStartEvent(message_id="m")
+        finally:
+            closed.append(True)
+
+    class Sink:
+        driver: RunDriver
+
+        async def write(self, body: bytes) -> None:
+            host = asyncio.current_task()
+            assert host is not None
+            self.driver._stop(host, "the client disconnected")  # the stop lands while this task runs
+
+        async def gone(self) -> None:
+            await asyncio.Event().wait()
+
+        async def end(self) -> None:
+            raise AssertionError("a stopped run's response is abandoned, never ended")
+
+    sink = Sink()
+    sink.driver = RunDriver(events(), lambda event: b"frame", sink, keepalive=5, coalesce=0,  # type: ignore[arg-type]
+                            keepalive_frame=None)
+    assert await sink.driver.drive() is False
+    assert sink.driver.phase is Phase.STOPPED and sink.driver.reason == "the client disconnected"
+    assert closed == [True]
+
+
+def _asgi_post(app, body: bytes):  # type: ignore[no-untyped-def]
+    """One POST through the ASGI app, in this loop (no server): the body chunks it sent."""
+    sent: list[bytes] = []
+    delivered = False
+
+    async def receive():  # type: ignore[no-untyped-def]
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # the client stays
+
+    async def send(message):  # type: ignore[no-untyped-def]
+        if message["type"] == "http.response.body":
+            sent.append(message["body"])
+
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": "/", "raw_path": b"/", "query_string": b"",
+             "root_path": "", "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 2),
+             "headers": [(b"content-type", b"application/json"), (b"accept", b"text/event-stream")]}
+    return app(scope, receive, send), sent
+
+
+@pytest.mark.parametrize("resumable", [False, True])
+async def test_a_finished_run_ends_every_generator_inside_it_itself(resumable: bool) -> None:
+    """After the terminal frame the driver reads the run to its end, so no async generator of the run (the
+    adapter's loop, the translator's, a resumable run's store) is left suspended for asyncio's finalizer, which
+    closes each in a task of its own through the loop's self-pipe."""
+    import gc
+
+    from strands import Agent
+
+    from strands_agui import StrandsAgent
+    from strands_agui.server.app import create_strands_app
+    from strands_agui.tooling.scripted import ScriptedModel, Text
+    from tests.support.scenarios import run_input
+
+    app = create_strands_app(StrandsAgent(Agent(model=ScriptedModel([[Text("one two three")]]),
+                                                callback_handler=None)), resumable=resumable)
+    finalized: list[str] = []
+    hooks = sys.get_asyncgen_hooks()  # the loop's: its finalizer closes a collected, unfinished generator
+    sys.set_asyncgen_hooks(hooks.firstiter, lambda agen: (finalized.append(agen.__qualname__),
+                                                          hooks.finalizer(agen)))  # type: ignore[misc]
+    try:
+        call, sent = _asgi_post(app, run_input("hi").model_dump_json(by_alias=True).encode())
+        await call
+        gc.collect()
+        await asyncio.sleep(0)
+    finally:
+        sys.set_asyncgen_hooks(*hooks)
+    assert b"RUN_FINISHED" in b"".join(sent)
+    assert finalized == []
+
+
+def test_the_driver_table_is_drawn_and_the_committed_diagrams_match_a_fresh_render() -> None:
+    """The served run's phases are a ``core.machine.Table`` like the run's: `make diagrams` draws them too."""
+
+    from strands_agui.server.transport.driver import DRIVER
+    from strands_agui.tooling import diagrams
+
+    root = REPO / "diagrams"
+    assert (root / "served_run.mmd").read_text() == diagrams.mermaid(DRIVER)
+    assert (root / "served_run.dot").read_text() == diagrams.dot(DRIVER)
+    assert all(f": {t}" in diagrams.mermaid(DRIVER) or f"| {t}" in diagrams.mermaid(DRIVER)
+               for t in DRIVER.triggers())
