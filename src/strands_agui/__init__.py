@@ -43,10 +43,14 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    # The transport is imported on first use, so the translator can be used without loading FastAPI.
-    if name in ("AppSettings", "EndpointSettings", "add_ping", "add_strands_fastapi_endpoint", "create_strands_app"):
-        from .server import endpoint
+_SERVED = {"AppSettings": "settings", "EndpointSettings": "settings", "add_ping": "app",
+           "add_strands_fastapi_endpoint": "endpoint", "create_strands_app": "app"}
 
-        return getattr(endpoint, name)
+
+def __getattr__(name: str) -> object:
+    # The server is imported on first use, so the translator can be used without loading FastAPI.
+    if name in _SERVED:
+        from importlib import import_module
+
+        return getattr(import_module(f".server.{_SERVED[name]}", __name__), name)
     raise AttributeError(name)

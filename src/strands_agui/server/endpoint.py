@@ -1,4 +1,7 @@
-"""FastAPI transport: one POST route that streams a :class:`StrandsAgent` run as AG-UI over SSE.
+"""The endpoint's wiring: one POST route that streams a :class:`StrandsAgent` run as AG-UI over SSE, and the
+routes beside it (capabilities, threads, resumable runs' reconnect and cancel, metrics). What each part does
+lives in its own package (``request/``, ``transport/``, ``resumable/``, ``observability/``, ``console/``); an app
+around one endpoint is ``server/app.py``.
 
 Everything HTTP is FastAPI's own machinery; this module only decides what to stream.
 
@@ -43,52 +46,32 @@ from __future__ import annotations
 import contextlib
 import copy
 import gc
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Annotated, Any, Unpack
 
 from ag_ui.core import RunAgentInput
 from fastapi import Depends, FastAPI, Request
-from fastapi.middleware.cors import CORSMiddleware
 
-from ..config import InvocationStateProvider
 from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
 from .console.inspector import inspected_run, wants_inspection
 from .console.page import list_in_console
 from .observability.metrics import AgentMetrics, add_metrics_route, metrics_enabled
 from .observability.observation import Observability
-from .request.negotiation import SSE_MEDIA_TYPE, accepts, negotiate, produced_media_types
+from .request.negotiation import negotiate, produced_media_types
 from .request.openapi import RUN_RESPONSES, document_message_roles
 from .request.principals import principal_of
 from .request.validation import run_route, validated_run_input
 from .resumable.run_routes import Resumable, add_run_routes, resumable_runs
-from .settings import (
-    UNSET,
-    AppOptions,
-    AppSettings,
-    EndpointOptions,
-    EndpointSettings,
-    settings_with,
-    takes_settings,
-)
+from .settings import EndpointOptions, EndpointSettings, settings_with, takes_settings
 from .threads_api import add_thread_routes
+from .transport.pacing import Pacer
 from .transport.proto import PROTO_MEDIA_TYPE
-from .transport.streaming import FRAMINGS, Pacer, RunStream, encode_event
-from .transport.versions import framing_for, rewrite_for
+from .transport.streaming import FRAMINGS, RunStream
+from .transport.versions import rewrite_for, rewritten
 
-__all__ = [
-    "SSE_MEDIA_TYPE",
-    "AppSettings",
-    "EndpointSettings",
-    "InvocationStateProvider",
-    "accepts",
-    "add_ping",
-    "add_strands_fastapi_endpoint",
-    "create_strands_app",
-    "encode_event",
-    "without_api_docs",
-]
+__all__ = ["add_strands_fastapi_endpoint"]
 
 
 # ----------------------------------------------------------------------------- public API
@@ -178,11 +161,11 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
                   else agent.run(input_data, request=request, pace=pace, cancel=cancel, principal=principal,
                                  on_move=on_move))
         keepalive, coalesce, framing = settings.keepalive_seconds, settings.coalesce_seconds, FRAMINGS[media_type]
-        if tap is not None:  # stores the 1.0 events; its client gets them as its generation does
-            rewrite = rewrite_for(framing, input_data.protocol_version)
+        rewrite = rewrite_for(framing, input_data.protocol_version)  # the stream this client's generation gets
+        if tap is not None:  # stores the 1.0 events; each reader gets them rewritten as its generation does
             return tap.stream(events, framing, rewrite, keepalive=keepalive, coalesce=coalesce,
                               observation=observation, pace=pace)
-        return RunStream(events, framing=framing_for(framing, input_data.protocol_version), keepalive=keepalive,
+        return RunStream(events, framing=rewritten(framing, rewrite), keepalive=keepalive,
                          coalesce=coalesce, observation=observation, pace=pace)
 
     app.router.add_api_route(
@@ -206,73 +189,3 @@ def _add_capabilities_route(app: FastAPI, agent: StrandsAgent, path: str, settin
     app.add_api_route(f"{path.rstrip('/')}/capabilities", agent_capabilities, methods=["GET"],
                       dependencies=settings.route_dependencies,
                       name=f"{settings.name or agent.name}_capabilities", summary=f"What {agent.name} can do")
-
-
-@takes_settings(AppSettings)
-def create_strands_app(agent: StrandsAgent, path: str = "/", health_path: str | None = UNSET, *,
-                       settings: AppSettings | None = None, origins: Sequence[str] | None = None,
-                       ping_path: str | None = UNSET, **options: Unpack[AppOptions]) -> FastAPI:
-    """A FastAPI app that serves ``agent`` at ``POST path`` (see :func:`add_strands_fastapi_endpoint`), with
-    ``GET health_path`` returning ``{"status": "ok"}`` (default ``/ping``; None: no health route).
-
-    ``settings`` (see :class:`AppSettings`: the endpoint's settings, CORS, sessions, API docs) with any field
-    given as a keyword of its own instead. ``ag_ui_strands``' keyword names are accepted as aliases
-    (:data:`ALIASES`): ``origins=`` for ``cors_origins`` and ``ping_path=`` for ``health_path`` (one of each
-    pair, not both).
-    """
-    settings = settings_with(settings or AppSettings(), _resolve_aliases(health_path, ping_path, origins, options),
-                             "create_strands_app")
-    if settings.sessions is not None or settings.threads is not None:
-        agent = copy.copy(agent)
-        agent.sessions = settings.sessions or agent.sessions
-        agent.threads = agent.threads if settings.threads is None else settings.threads
-    app = FastAPI(title=agent.name, description=agent.description)
-    if not settings.api_docs:
-        without_api_docs(app)
-    if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
-                           allow_headers=["*"])
-    if settings.health_path is not None:
-        add_ping(app, settings.health_path)
-    add_strands_fastapi_endpoint(app, agent, path, settings=settings)
-    return app
-
-
-def add_ping(app: FastAPI, path: str = "/ping") -> None:
-    """``GET path`` -> ``{"status": "ok"}``, unauthenticated (health probes, Bedrock AgentCore's ``/ping``)."""
-    app.add_api_route(path, _health, methods=["GET"], name="health")
-
-
-ALIASES: dict[str, str] = {"origins": "cors_origins", "ping_path": "health_path"}
-"""``ag_ui_strands`` keyword of ``create_strands_app`` -> ours, with the same meaning."""
-
-
-def _resolve_aliases(health_path: str | None, ping_path: str | None, origins: Sequence[str] | None,
-                     options: AppOptions) -> dict[str, Any]:
-    """``options`` with ``health_path`` (or its alias ``ping_path``) and ``origins`` as ``cors_origins``."""
-    resolved: dict[str, Any] = dict(options)
-    if ping_path is not UNSET:
-        if health_path is not UNSET:
-            raise TypeError("create_strands_app(): pass health_path or its alias ping_path, not both")
-        health_path = ping_path
-    if health_path is not UNSET:
-        resolved["health_path"] = health_path
-    if origins is not None:
-        if resolved.get("cors_origins"):
-            raise TypeError("create_strands_app(): pass cors_origins or its alias origins, not both")
-        resolved["cors_origins"] = origins
-    return resolved
-
-
-def without_api_docs(app: FastAPI) -> FastAPI:
-    """Remove ``app``'s API docs routes (``/openapi.json``, ``/docs``, ``/redoc`` and the OAuth2 redirect):
-    they answer 404 afterwards. Works on any FastAPI app; ``strands-agui serve --no-docs`` applies it."""
-    paths = {app.openapi_url, app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url} - {None}
-    app.router.routes = [route for route in app.router.routes if getattr(route, "path", None) not in paths]
-    app.openapi_url = app.docs_url = app.redoc_url = None
-    return app
-
-
-async def _health() -> dict[str, str]:
-    """Liveness: the process is up and serving."""
-    return {"status": "ok"}

@@ -2,7 +2,7 @@
 
 :class:`EndpointSettings` is what :func:`~strands_agui.server.endpoint.add_strands_fastapi_endpoint` takes,
 :class:`AppSettings` (an ``EndpointSettings`` plus the app's own options) what
-:func:`~strands_agui.server.endpoint.create_strands_app` takes. Both functions also accept each field as a
+:func:`~strands_agui.server.app.create_strands_app` takes. Both functions also accept each field as a
 keyword (``create_strands_app(agent, cors_origins=[...], max_messages=50)``), which overrides the same field
 of a ``settings=`` object; :func:`takes_settings` makes their signatures list those keywords, with the
 defaults written here.

@@ -149,7 +149,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..runtime.sessions import DEFAULT_DIRECTORY, SESSIONS_ENV
-    from ..server.endpoint import without_api_docs
+    from ..server.app import without_api_docs
 
     made = serve_environment(args)
     try:
@@ -255,7 +255,7 @@ def app_without_docs() -> Any:
     docs routes."""
     import os
 
-    from ..server.endpoint import without_api_docs
+    from ..server.app import without_api_docs
 
     return without_api_docs(load_app(os.environ[APP_ENV]))
 

@@ -56,9 +56,9 @@ Invariants:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ag_ui.core import BaseEvent, ReasoningMessageContentEvent, TextMessageContentEvent, ToolCallArgsEvent
 from ag_ui.encoder import EventEncoder
@@ -68,14 +68,11 @@ from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from .driver import Encode, RunDriver
-from .pacing import Pacer, yield_to_loop
+from .pacing import Pacer
 from .proto import PROTO_MEDIA_TYPE, proto_frame
 
-if TYPE_CHECKING:
-    from ..observability.observation import Observation
-
-__all__ = ["COALESCE_SECONDS", "DELTAS", "FRAMINGS", "PROTO", "SSE", "Framing", "Pacer", "RunStream",
-           "delta_json", "encode_event", "sse_frame", "yield_to_loop"]
+__all__ = ["COALESCE_SECONDS", "DELTAS", "FRAMINGS", "PROTO", "SSE", "Framing", "Observer", "RunStream",
+           "delta_json", "encode_event", "sse_frame"]
 
 COALESCE_SECONDS = 0.05  # default longest wait of a frame for the frames that follow it (see Coalescing)
 _ENCODER = EventEncoder()
@@ -141,6 +138,16 @@ sends no keep-alive bytes: behind a proxy with an idle timeout, a long silent to
 FRAMINGS = {framing.media_type: framing for framing in (SSE, PROTO)}
 
 
+class Observer(Protocol):
+    """What watches one served run from the transport (``server/observability/observation.RunObservation``):
+    each encoded event, and the whole response. The transport knows it only by this shape, so it imports
+    nothing above it."""
+
+    def encoder(self, encode: Encode) -> Encode: ...
+
+    def observing(self, driver: RunDriver) -> AbstractContextManager[None]: ...
+
+
 class RunStream(StreamingResponse):
     """Stream one run's events with ``framing``; see the module docstring for the invariants.
 
@@ -158,7 +165,7 @@ class RunStream(StreamingResponse):
                  coalesce: float = COALESCE_SECONDS, encode: Encode | None = None,
                  linger: Callable[[], Awaitable[str]] | None = None,
                  before_write: Callable[[], Awaitable[None]] | None = None,
-                 observation: Observation | None = None, pace: Pacer | None = None) -> None:
+                 observation: Observer | None = None, pace: Pacer | None = None) -> None:
         self.status_code = 200
         self.media_type = framing.media_type
         self.background = None

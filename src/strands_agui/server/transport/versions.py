@@ -10,10 +10,10 @@ The run always yields AG-UI 1.0 events (``StrandsAgent.run``). What goes on the 
   nothing): a stream ``@ag-ui/core`` 0.0.59's schemas and ``verifyEvents`` accept. Each event is rewritten on
   its own (:func:`legacy_event`), from 0.0.59's real schemas; ``docs/protocol-versions.md`` is the table.
 
-:func:`framing_for` is the entry point: the endpoint wraps the framing it negotiated (SSE or protobuf) once per
-request, so the rewrite happens just before an event becomes bytes and never in the handlers (a resumable run,
-which stores the 1.0 events, takes the same rewrite from :func:`rewrite_for` for each reader: the POST's client,
-and each reconnect by its ``protocolVersion`` query parameter).
+:func:`rewrite_for` is the entry point, asked once per reader: the endpoint for the framing it negotiated (SSE or
+protobuf), and wraps that framing with it (:func:`rewritten`), so the rewrite happens just before an event becomes
+bytes and never in the handlers; a resumable run, which stores the 1.0 events, gives the same rewrite to each reader
+(the POST's client, and each reconnect by its ``protocolVersion`` query parameter).
 """
 
 from __future__ import annotations
@@ -75,9 +75,9 @@ def speaks_legacy(declared: str | None) -> bool:
     return False
 
 
-def framing_for(framing: Framing, declared: str | None) -> Framing:
-    """``framing`` with each event first rewritten for a client that declared ``declared``."""
-    return replace(framing, frame=_composed(framing.frame, rewrite_for(framing, declared)))
+def rewritten(framing: Framing, rewrite: Callable[[BaseEvent], BaseEvent]) -> Framing:
+    """``framing`` with each event first rewritten by ``rewrite`` (:func:`rewrite_for`)."""
+    return replace(framing, frame=_composed(framing.frame, rewrite))
 
 
 def rewrite_for(framing: Framing, declared: str | None) -> Callable[[BaseEvent], BaseEvent]:
