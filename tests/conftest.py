@@ -30,7 +30,7 @@ def pytest_configure(config) -> None:
     import os
     import tempfile
 
-    from strands_agui.runtime.sessions import SESSIONS_ENV
+    from strands_agui.environment import SESSIONS_ENV
 
     config.strands_agui_sessions = tempfile.mkdtemp(prefix="strands-agui-sessions-")
     os.environ[SESSIONS_ENV] = config.strands_agui_sessions

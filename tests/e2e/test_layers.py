@@ -1,5 +1,8 @@
 """The layer picture holds: `lint-imports` (import-linter, contracts in pyproject.toml) passes on the package,
-and fails when an import runs up the layers or closes a cycle (TYPE_CHECKING imports included).
+and fails when an import runs up the layers (the package's, or server/'s own) or closes a cycle (TYPE_CHECKING
+imports included). And the picture a reader draws holds too: an import graph labelled by module name alone (the
+last part of the dotted name, as a graph tool draws it) has no two modules under one name, no cycle and no
+import up the layers.
 
 The failing cases plant the import in a copy of the package and run the same checker with the same
 pyproject.toml against the copy, so the contracts themselves are what is proved to fail.
@@ -48,7 +51,7 @@ def plant(src: Path, module: str, lines: str) -> None:
 def test_the_package_keeps_its_layers_and_has_no_cycle() -> None:
     result = lint_imports(ROOT / "src")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 2 kept, 0 broken." in result.stdout, result.stdout
+    assert "Contracts: 3 kept, 0 broken." in result.stdout, result.stdout
 
 
 def test_the_copy_checked_by_the_failing_cases_passes_unchanged(package_copy: Path) -> None:
@@ -87,3 +90,63 @@ def test_a_cycle_hidden_under_type_checking_breaks_the_acyclic_contract(package_
     assert result.returncode == 1, result.stdout + result.stderr
     assert "No cycles are allowed in strands_agui.runtime." in result.stdout, result.stdout
     assert "- .copying -> .agents (1 import)" in result.stdout
+
+
+def test_the_transport_importing_a_route_above_it_breaks_the_server_contract(package_copy: Path) -> None:
+    # streaming.py once named RunObservation (observability/) for the type checker: now streaming.Observer
+    plant(package_copy, "server/transport/streaming.py",
+          "from typing import TYPE_CHECKING  # noqa: E402\nif TYPE_CHECKING:\n"
+          "    from ..observability.observation import RunObservation  # noqa: F401")
+    result = lint_imports(package_copy, "server")
+    assert result.returncode == 1, result.stdout + result.stderr
+    said = " ".join(result.stdout.split())  # the report wraps long lines
+    assert "strands_agui.server.transport.streaming -> strands_agui.server.observability.observation" in said, said
+
+
+# ----------------------------------------------------------------------------- the graph by module name
+
+LAYERS = ("config", "errors", "environment", "core", "runtime", "server", "tooling", "", "examples")
+"""The package's layers, lowest first (the "layers" contract of pyproject.toml, the base vocabulary first); ""
+is the package itself, the public API (``strands_agui/__init__.py``), over what it exports and under the
+examples that import it."""
+
+
+def graph_by_name() -> tuple[dict[str, str], set[tuple[str, str]]]:
+    """The package's modules by their last name -> the full name, and the imports between those names."""
+    import grimp
+
+    graph = grimp.build_graph("strands_agui", exclude_type_checking_imports=False)
+    names: dict[str, list[str]] = {}
+    for module in graph.modules:
+        names.setdefault(module.rpartition(".")[2], []).append(module)
+    shared = {name: sorted(modules) for name, modules in names.items() if len(modules) > 1}
+    assert not shared, f"modules a graph drawn by name cannot tell apart: {shared}"
+    edges = {(importer.rpartition(".")[2], imported.rpartition(".")[2])
+             for importer in graph.modules for imported in graph.find_modules_directly_imported_by(importer)}
+    return {name: modules[0] for name, modules in names.items()}, edges
+
+
+def layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS.index(parts[1] if len(parts) > 1 else "")
+
+
+def test_no_two_modules_share_a_name() -> None:
+    graph_by_name()  # runtime/threads.py and server/threads.py, examples/server.py and server/ were two each
+
+
+def test_the_graph_drawn_by_module_name_has_no_cycle() -> None:
+    import graphlib
+
+    modules, edges = graph_by_name()
+    order = graphlib.TopologicalSorter({name: set() for name in modules})
+    for importer, imported in edges:
+        if importer != imported:
+            order.add(importer, imported)
+    order.prepare()  # raises graphlib.CycleError naming the cycle
+
+
+def test_the_graph_drawn_by_module_name_has_no_upward_import() -> None:
+    modules, edges = graph_by_name()
+    upward = sorted(f"{modules[a]} -> {modules[b]}" for a, b in edges if layer(modules[a]) < layer(modules[b]))
+    assert not upward, upward

@@ -150,15 +150,16 @@ def test_the_docs_list_every_refusal_code() -> None:
 
 def test_the_environment_sets_the_per_principal_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     """``strands-agui serve --resumable`` has no flag for it: each worker reads it from the environment."""
+    from strands_agui.environment import ServeEnvironment
     from strands_agui.server.resumable.redis_store import RedisEvents
     from strands_agui.server.resumable.run_routes import from_environment
 
     monkeypatch.setenv("STRANDS_AGUI_RESUMABLE", "1")
     monkeypatch.setenv("STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL", "7")
-    memory = from_environment()
+    memory = from_environment(ServeEnvironment.from_env())
     assert memory is not None and isinstance(memory.store, MemoryEvents)
     assert memory.store.max_live_runs_per_principal == 7
     monkeypatch.setenv("STRANDS_AGUI_EVENTS", "redis://127.0.0.1:1/0")
-    redis = from_environment()
+    redis = from_environment(ServeEnvironment.from_env())
     assert redis is not None and isinstance(redis.store, RedisEvents)
     assert redis.store.max_live_runs_per_principal == 7

@@ -21,9 +21,10 @@ from strands.hooks import BeforeNodeCallEvent
 from strands.multiagent import GraphBuilder
 
 from strands_agui import StrandsAgent, read_log
+from strands_agui.environment import RETENTION_ENV
 from strands_agui.runtime.approval import approval_schema
 from strands_agui.runtime.runlog import Recorder
-from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, RETENTION_ENV, FileSessions
+from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, FileSessions
 from strands_agui.runtime.stores import default_store
 from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse

@@ -21,9 +21,9 @@ from fastapi import FastAPI
 from strands import Agent, tool
 
 from strands_agui import StrandsAgent
+from strands_agui.environment import METRICS_ENV
 from strands_agui.server.app import create_strands_app
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
-from strands_agui.server.observability.metrics import METRICS_ENV
 from strands_agui.server.resumable.run_routes import Resumable
 from strands_agui.tooling.scripted import Fail, ScriptedModel, Text, ToolUse
 from tests.support.live import LiveServer

@@ -40,7 +40,7 @@ from .ran_inputs import RanInputs
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
 from .sessions import SessionStore
 from .stores import default_store
-from .thread_store import ServerThread, Threads, threads_enabled
+from .thread_store import ServerThread, Threads
 
 logger = logging.getLogger(__name__)
 
@@ -58,15 +58,16 @@ class StrandsAgent:
     gets its own copy, see ``runtime/multiagent.py``) or a factory ``(RunAgentInput) -> Agent | Swarm | Graph``
     (or ``() -> ...``, as upstream ``ag_ui_strands`` accepts).
 
-    ``sessions`` is where paused runs wait for their resume (see ``runtime/sessions.py``); by default a
-    :class:`~strands_agui.runtime.sessions.FileSessions` in ``$STRANDS_AGUI_SESSIONS`` or ``~/.strands/sessions``.
+    ``sessions`` is where paused runs wait for their resume (see ``runtime/sessions.py``); by default the store
+    ``strands-agui serve --sessions`` names (``runtime/stores.default_store``, read when the adapter is built), else a
+    :class:`~strands_agui.runtime.sessions.FileSessions` in ``~/.strands/sessions``.
     ``threads=True`` keeps each principal's thread on the server too, in the same store (``runtime/thread_store.py``:
-    a request may send only its new messages; the stored history wins); None: ``$STRANDS_AGUI_THREADS``
-    (``strands-agui serve --threads``)."""
+    a request may send only its new messages; the stored history wins); a served app also turns them on for
+    ``strands-agui serve --threads`` (``environment.py``)."""
 
     def __init__(self, agent: AgentSource, name: str = "strands_agent", description: str = "",
                  config: StrandsAgentConfig | None = None, *, id_factory: Callable[[], str] = new_id,
-                 sessions: SessionStore | None = None, threads: bool | None = None) -> None:
+                 sessions: SessionStore | None = None, threads: bool = False) -> None:
         if not isinstance(agent, Agent | MultiAgentBase) and not callable(agent):
             raise TypeError("StrandsAgent agent must be a strands Agent, Swarm or Graph, or a factory "
                             f"(RunAgentInput) -> one of them, not {type(agent).__name__}")
@@ -79,12 +80,14 @@ class StrandsAgent:
         self.description = description
         self.config = config or StrandsAgentConfig()
         self.id_factory = id_factory
-        self.sessions = sessions
+        if not isinstance(threads, bool):
+            raise TypeError(f"StrandsAgent threads must be True or False, not {threads!r}")
+        self.sessions: SessionStore = default_store() if sessions is None else sessions
         self.threads = threads
 
     def thread_store(self) -> Threads | None:
         """Where this adapter keeps server-side threads (None: threads are off)."""
-        return Threads(self.sessions or default_store()) if threads_enabled(self.threads) else None
+        return Threads(self.sessions) if self.threads else None
 
     def plan(self, input_data: RunAgentInput) -> RunPlan:
         """The plan of a run of ``input_data`` without the application's providers or a thread (a replay's)."""
@@ -119,7 +122,7 @@ class StrandsAgent:
         the run's plan (``runtime/planning.py``), which everything below reads."""
         if recorder is not None and (reference := config_reference(self.config)) is not None:
             recorder.annotate(**{CONFIG_KEY: reference})  # what `strands-agui replay` replays it with
-        threads, store = self.thread_store(), self.sessions or default_store()
+        threads, store = self.thread_store(), self.sessions
         offload = store.blocking or (threads is not None and threads.store.blocking)
         with ExitStack() as stack:  # holds a server-side thread, and a paused thread, for the whole run
             server = ServerThread(threads, input_data, principal, stack)

@@ -41,7 +41,6 @@ from ag_ui.core import (
 )
 
 from .model_info import model_info
-from .thread_store import threads_enabled
 
 if TYPE_CHECKING:
     from .agent import StrandsAgent
@@ -60,7 +59,7 @@ def capabilities(adapter: StrandsAgent, *, resumable: bool = False, http_binary:
         transport=TransportCapabilities(streaming=True, http_binary=http_binary or None, resumable=resumable or None),
         tools=_tools(template),
         output=OutputCapabilities(structured_output=bool(getattr(template, "_default_structured_output_model", None))),
-        state=StateCapabilities(snapshots=True, deltas=True, persistent_state=threads_enabled(adapter.threads)),
+        state=StateCapabilities(snapshots=True, deltas=True, persistent_state=adapter.threads),
         multi_agent=_multi_agent(source, template),
         reasoning=ReasoningCapabilities(supported=True, streaming=True, encrypted=True),
         human_in_the_loop=HumanInTheLoopCapabilities(supported=True, interrupts=True, approvals=approvals),

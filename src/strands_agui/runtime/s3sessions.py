@@ -23,7 +23,7 @@ file system, with S3's own primitives (endpoint and credentials from the standar
   call of this store fails at once, so a run that lost the store ends without waiting again for each of its
   cleanup calls and a brownout is not paid once per request. Every failure, including those of Strands' own
   ``S3SessionManager`` during a run, is a ``SessionException`` (``SESSION_ERROR``; 503 on the thread routes).
-  Environment (``stores.default_store``): ``STRANDS_AGUI_S3_CONNECT_TIMEOUT``, ``STRANDS_AGUI_S3_READ_TIMEOUT``,
+  Environment (``stores.session_store``): ``STRANDS_AGUI_S3_CONNECT_TIMEOUT``, ``STRANDS_AGUI_S3_READ_TIMEOUT``,
   ``STRANDS_AGUI_S3_ATTEMPTS``, ``STRANDS_AGUI_S3_COOLDOWN``.
 """
 
@@ -61,11 +61,6 @@ from .sessions import (
 
 logger = logging.getLogger(__name__)
 
-LEASE_ENV = "STRANDS_AGUI_LEASE_SECONDS"
-CONNECT_TIMEOUT_ENV = "STRANDS_AGUI_S3_CONNECT_TIMEOUT"
-READ_TIMEOUT_ENV = "STRANDS_AGUI_S3_READ_TIMEOUT"
-ATTEMPTS_ENV = "STRANDS_AGUI_S3_ATTEMPTS"
-COOLDOWN_ENV = "STRANDS_AGUI_S3_COOLDOWN"
 DEFAULT_CONNECT_TIMEOUT = 1.0
 DEFAULT_READ_TIMEOUT = 2.0
 DEFAULT_ATTEMPTS = 2  # tries in all, the first included

@@ -47,8 +47,6 @@ from ..errors import RunRefused
 DEFAULT_RETENTION_SECONDS = 24 * 3600.0
 DEFAULT_LEASE_SECONDS = 30.0  # S3Sessions: a dead holder's lease expires this long after its last renewal
 STAGING_SECONDS = 3600.0  # a staging directory this old was left by a crashed worker
-SESSIONS_ENV = "STRANDS_AGUI_SESSIONS"
-RETENTION_ENV = "STRANDS_AGUI_PAUSE_RETENTION"
 DEFAULT_DIRECTORY = Path.home() / ".strands" / "sessions"
 
 

@@ -1,47 +1,40 @@
-"""The session store a process uses when the app names none: chosen from the environment, so every worker of
-``strands-agui serve`` (which sets it from ``--sessions`` and ``--pause-retention``) agrees."""
+"""The session store a process uses when the app names none: chosen from the :class:`ServeEnvironment`, so every
+worker of ``strands-agui serve`` (which sets it from ``--sessions`` and ``--pause-retention``) agrees."""
 
 from __future__ import annotations
 
 import functools
 import logging
-import os
 
-from .s3sessions import (
+from ..environment import (
     ATTEMPTS_ENV,
     CONNECT_TIMEOUT_ENV,
     COOLDOWN_ENV,
-    DEFAULT_ATTEMPTS,
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_COOLDOWN,
-    DEFAULT_READ_TIMEOUT,
     LEASE_ENV,
     READ_TIMEOUT_ENV,
-    S3Sessions,
-)
-from .sessions import (
-    DEFAULT_DIRECTORY,
-    DEFAULT_LEASE_SECONDS,
-    DEFAULT_RETENTION_SECONDS,
     RETENTION_ENV,
-    SESSIONS_ENV,
-    FileSessions,
-    SessionStore,
+    ServeEnvironment,
 )
+from .s3sessions import DEFAULT_ATTEMPTS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_COOLDOWN, DEFAULT_READ_TIMEOUT, S3Sessions
+from .sessions import DEFAULT_DIRECTORY, DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_SECONDS, FileSessions, SessionStore
 
 logger = logging.getLogger(__name__)
 
 
 def default_store() -> SessionStore:
-    """``$STRANDS_AGUI_SESSIONS`` (set by ``strands-agui serve --sessions DIR|s3://BUCKET/PREFIX``): a directory
-    (:class:`FileSessions`) or ``s3://`` (:class:`~strands_agui.runtime.s3sessions.S3Sessions`, lease
-    ``$STRANDS_AGUI_LEASE_SECONDS``, timeouts ``$STRANDS_AGUI_S3_CONNECT_TIMEOUT``, ``$STRANDS_AGUI_S3_READ_TIMEOUT``,
-    tries ``$STRANDS_AGUI_S3_ATTEMPTS``, breaker ``$STRANDS_AGUI_S3_COOLDOWN``), else ``~/.strands/sessions``;
-    retention ``$STRANDS_AGUI_PAUSE_RETENTION`` seconds (``serve --pause-retention``), else 24 h. Asked on every
-    run: one store per value of the variables, built once."""
-    s3 = tuple(os.environ.get(name) for name in (CONNECT_TIMEOUT_ENV, READ_TIMEOUT_ENV, ATTEMPTS_ENV, COOLDOWN_ENV))
-    return _store(os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY), os.environ.get(RETENTION_ENV),
-                  os.environ.get(LEASE_ENV), s3)
+    """The store of a ``StrandsAgent`` built without ``sessions=``: :func:`session_store` of the environment read
+    now (the agent asks once, when it is built)."""
+    return session_store(ServeEnvironment.from_env())
+
+
+def session_store(environment: ServeEnvironment) -> SessionStore:
+    """``serve --sessions DIR|s3://BUCKET/PREFIX``: a directory (:class:`FileSessions`) or ``s3://``
+    (:class:`~strands_agui.runtime.s3sessions.S3Sessions`, with the environment's lease, timeouts, tries and
+    breaker), else ``~/.strands/sessions``; retention ``serve --pause-retention`` seconds, else 24 h. One store
+    per set of values, built once."""
+    env = environment
+    s3 = (env.s3_connect_timeout, env.s3_read_timeout, env.s3_attempts, env.s3_cooldown)
+    return _store(env.sessions or str(DEFAULT_DIRECTORY), env.pause_retention, env.lease_seconds, s3)
 
 
 @functools.lru_cache(maxsize=16)

@@ -26,7 +26,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import os
 import re
 import threading
 import time
@@ -470,16 +469,6 @@ def _decode(cursor: str | None) -> str:
     if len(cursor) > 100 or not _ENTRY.fullmatch(cursor):
         raise ValueError("cursor: not a cursor this server gave (pass nextCursor back unchanged)")
     return cursor
-
-
-THREADS_ENV = "STRANDS_AGUI_THREADS"  # "1": server-side threads on (``strands-agui serve --threads``)
-
-
-def threads_enabled(setting: bool | None) -> bool:
-    """The adapter's ``threads`` setting; None: ``$STRANDS_AGUI_THREADS`` (``serve --threads``) decides."""
-    if setting is not None:
-        return setting
-    return os.environ.get(THREADS_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def tail_history(input_data: RunAgentInput, window: int) -> list[Any]:

@@ -10,6 +10,7 @@ from typing import Any, Unpack
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from ..environment import ServeEnvironment
 from ..runtime.agent import StrandsAgent
 from .endpoint import add_strands_fastapi_endpoint
 from .settings import UNSET, AppOptions, AppSettings, settings_with, takes_settings
@@ -20,21 +21,22 @@ __all__ = ["ALIASES", "add_ping", "create_strands_app", "without_api_docs"]
 @takes_settings(AppSettings)
 def create_strands_app(agent: StrandsAgent, path: str = "/", health_path: str | None = UNSET, *,
                        settings: AppSettings | None = None, origins: Sequence[str] | None = None,
-                       ping_path: str | None = UNSET, **options: Unpack[AppOptions]) -> FastAPI:
+                       ping_path: str | None = UNSET, environment: ServeEnvironment | None = None,
+                       **options: Unpack[AppOptions]) -> FastAPI:
     """A FastAPI app that serves ``agent`` at ``POST path`` (see :func:`add_strands_fastapi_endpoint`), with
     ``GET health_path`` returning ``{"status": "ok"}`` (default ``/ping``; None: no health route).
 
     ``settings`` (see :class:`AppSettings`: the endpoint's settings, CORS, sessions, API docs) with any field
     given as a keyword of its own instead. ``ag_ui_strands``' keyword names are accepted as aliases
     (:data:`ALIASES`): ``origins=`` for ``cors_origins`` and ``ping_path=`` for ``health_path`` (one of each
-    pair, not both).
+    pair, not both). ``environment``: see :func:`add_strands_fastapi_endpoint` (read once, here, by default).
     """
     settings = settings_with(settings or AppSettings(), _resolve_aliases(health_path, ping_path, origins, options),
                              "create_strands_app")
-    if settings.sessions is not None or settings.threads is not None:
+    if settings.sessions is not None or settings.threads:
         agent = copy.copy(agent)
         agent.sessions = settings.sessions or agent.sessions
-        agent.threads = agent.threads if settings.threads is None else settings.threads
+        agent.threads = agent.threads or settings.threads
     app = FastAPI(title=agent.name, description=agent.description)
     if not settings.api_docs:
         without_api_docs(app)
@@ -43,7 +45,8 @@ def create_strands_app(agent: StrandsAgent, path: str = "/", health_path: str | 
                            allow_headers=["*"])
     if settings.health_path is not None:
         add_ping(app, settings.health_path)
-    add_strands_fastapi_endpoint(app, agent, path, settings=settings)
+    add_strands_fastapi_endpoint(app, agent, path, settings=settings,
+                                 environment=ServeEnvironment.from_env() if environment is None else environment)
     return app
 
 

@@ -53,11 +53,12 @@ from typing import Annotated, Any, Unpack
 from ag_ui.core import RunAgentInput
 from fastapi import Depends, FastAPI, Request
 
+from ..environment import ServeEnvironment
 from ..runtime.agent import StrandsAgent
 from ..runtime.capabilities import capabilities
 from .console.inspector import inspected_run, wants_inspection
 from .console.page import list_in_console
-from .observability.metrics import AgentMetrics, add_metrics_route, metrics_enabled
+from .observability.metrics import AgentMetrics, add_metrics_route
 from .observability.observation import Observability
 from .request.negotiation import negotiate, produced_media_types
 from .request.openapi import RUN_RESPONSES, document_message_roles
@@ -79,7 +80,8 @@ __all__ = ["add_strands_fastapi_endpoint"]
 
 @takes_settings(EndpointSettings)
 def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = "/", *,
-                                 settings: EndpointSettings | None = None, **options: Unpack[EndpointOptions]) -> None:
+                                 settings: EndpointSettings | None = None, environment: ServeEnvironment | None = None,
+                                 **options: Unpack[EndpointOptions]) -> None:
     """Register ``POST path``: a RunAgentInput body in, the run's AG-UI events out as SSE (or the protobuf
     framing, when the Accept header prefers it and ``protobuf`` is installed), and ``GET path/capabilities``.
 
@@ -87,14 +89,21 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
     with any field given as a keyword of its own instead. A request refused by ``auth`` or ``dependencies``, or
     answered 406, 413, 415 or 422, never starts a run. A started run streams with status 200 and ends with
     one RUN_FINISHED or RUN_ERROR, unless the client leaves first, which cancels it.
+
+    ``environment`` is what ``strands-agui serve`` set (default: ``ServeEnvironment.from_env()``, read here, once):
+    its ``--threads``, ``--resumable`` and ``--metrics`` turn those on for this endpoint too.
     """
     settings = settings_with(settings or EndpointSettings(), dict(options), "add_strands_fastapi_endpoint")
+    environment = ServeEnvironment.from_env() if environment is None else environment
     if settings.invocation_state_provider is not None:  # the endpoint's provider is the run's (runtime/invocation.py)
         agent = copy.copy(agent)
         agent.config = replace(agent.config, invocation_state_provider=settings.invocation_state_provider)
-    runs = resumable_runs(settings.resumable)
+    if environment.threads and not agent.threads:
+        agent = copy.copy(agent)
+        agent.threads = True
+    runs = resumable_runs(settings.resumable, environment)
     freeze_after_startup(app)
-    observability = _observability(app, agent, settings)
+    observability = _observability(app, agent, settings, environment)
     _add_run_route(app, agent, path, settings, runs, observability)
     _add_capabilities_route(app, agent, path, settings, resumable=runs is not None)
     add_thread_routes(app, agent, path, settings)
@@ -129,12 +138,13 @@ def freeze_after_startup(app: FastAPI) -> None:
     router.lifespan_context = lifespan
 
 
-def _observability(app: FastAPI, agent: StrandsAgent, settings: EndpointSettings) -> Observability:
+def _observability(app: FastAPI, agent: StrandsAgent, settings: EndpointSettings,
+                   environment: ServeEnvironment) -> Observability:
     """The endpoint's span per run (when a tracer provider is installed) and metrics (``GET metrics_path``)."""
     name = settings.name or agent.name
     metrics = None
-    if metrics_enabled(settings.metrics):
-        add_metrics_route(app, settings.metrics_path)
+    if settings.metrics or environment.metrics:
+        add_metrics_route(app, settings.metrics_path, multiprocess=environment.metrics_directory is not None)
         metrics = AgentMetrics(name)
     return Observability(name, tracing=settings.tracing, metrics=metrics)
 

@@ -64,17 +64,17 @@ class EndpointSettings:
     ask for the run's machine trace and replayable log as CUSTOM events (``server.console.inspector``; development
     servers only: it shows the raw Strands events). ``fetch_media`` (off when None) lets image and document parts
     given by URL be fetched before the run, refusing private, loopback and link-local addresses
-    (``server/request/media.py``); without it such a part is refused (422). ``resumable`` (``True``: events in memory;
-    a :class:`~strands_agui.server.resumable.run_routes.Resumable` names the event store and ``detach_seconds``; None:
-    as
-    ``strands-agui serve --resumable`` says, off without it) numbers and stores every event, so a client can
-    reconnect (``GET path/runs/{runId}/events`` with ``Last-Event-ID``) and cancel (``POST
-    path/runs/{runId}/cancel``); see ``docs/transport.md``. ``tracing`` (on unless False) gives each run an
-    OpenTelemetry span, with Strands' spans as its children, whenever a tracer provider is installed
-    (``server/observability/tracing.py``). ``metrics`` (True; None: as ``strands-agui serve --metrics`` says, off
-    without it)
-    records Prometheus metrics of the runs and serves them at ``GET metrics_path`` (``server/observability/metrics.py``,
-    the ``observability`` extra); see ``docs/observability.md``. What the console (``mount_console``) lists for the
+    (``server/request/media.py``); without it such a part is refused (422). ``resumable`` (``True``: events in
+    memory; a :class:`~strands_agui.server.resumable.run_routes.Resumable` names the event store and
+    ``detach_seconds``; also on, with the environment's store, under ``strands-agui serve --resumable``) numbers and
+    stores every event, so a client can reconnect (``GET path/runs/{runId}/events`` with ``Last-Event-ID``) and
+    cancel (``POST path/runs/{runId}/cancel``); see ``docs/transport.md``. ``tracing`` (on unless False) gives each
+    run an OpenTelemetry span, with Strands' spans as its children, whenever a tracer provider is installed
+    (``server/observability/tracing.py``). ``metrics`` (True; also on under ``strands-agui serve --metrics``)
+    records Prometheus metrics of the runs and serves them at ``GET metrics_path``
+    (``server/observability/metrics.py``, the ``observability`` extra); see ``docs/observability.md``. What
+    ``serve`` sets is read once, when the endpoint is built (``environment.ServeEnvironment``). What the console
+    (``mount_console``) lists for the
     endpoint besides its name and description: ``prompts`` it suggests trying, ``frontend_tools`` (AG-UI ``Tool``
     objects or their dicts) the page declares in each request, ``initial_state`` a new thread starts with.
     """
@@ -90,9 +90,9 @@ class EndpointSettings:
     name: str | None = None
     inspect: bool = False
     fetch_media: MediaFetchPolicy | None = None
-    resumable: bool | Resumable | None = None
+    resumable: bool | Resumable = False
     tracing: bool = True
-    metrics: bool | None = None
+    metrics: bool = False
     metrics_path: str = DEFAULT_METRICS_PATH
     prompts: Sequence[str] = ()
     frontend_tools: Sequence[Tool | Mapping[str, Any]] = ()
@@ -130,8 +130,8 @@ class AppSettings(EndpointSettings):
 
     ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
     :class:`~strands_agui.runtime.sessions.FileSessions`). ``threads=True`` keeps each principal's threads on the
-    server too, in the same store (``runtime/thread_store.py``; None: the agent's own setting, else
-    ``$STRANDS_AGUI_THREADS``). CORS is off unless ``cors_origins`` is given. Then
+    server too, in the same store (``runtime/thread_store.py``; also on when the agent's own setting or
+    ``strands-agui serve --threads`` says so). CORS is off unless ``cors_origins`` is given. Then
     exactly those origins may call the app (GET and POST, any request header, no credentials); there is never a
     wildcard origin. ``api_docs=False`` removes ``/docs``, ``/redoc`` and ``/openapi.json`` (404).
     """
@@ -139,7 +139,7 @@ class AppSettings(EndpointSettings):
     health_path: str | None = "/ping"
     cors_origins: Sequence[str] = ()
     sessions: SessionStore | None = None
-    threads: bool | None = None
+    threads: bool = False
     api_docs: bool = True
 
     def __post_init__(self) -> None:
@@ -162,9 +162,9 @@ class EndpointOptions(TypedDict, total=False):
     name: str | None
     inspect: bool
     fetch_media: MediaFetchPolicy | None
-    resumable: bool | Resumable | None
+    resumable: bool | Resumable
     tracing: bool
-    metrics: bool | None
+    metrics: bool
     metrics_path: str
     prompts: Sequence[str]
     frontend_tools: Sequence[Tool | Mapping[str, Any]]
@@ -176,7 +176,7 @@ class AppOptions(EndpointOptions, total=False):
 
     cors_origins: Sequence[str]
     sessions: SessionStore | None
-    threads: bool | None
+    threads: bool
     api_docs: bool
 
 

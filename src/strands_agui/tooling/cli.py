@@ -31,6 +31,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
 
+from ..environment import ServeEnvironment
 from .cli_checks import (
     CliError,
     check_port_free,
@@ -148,7 +149,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from ..runtime.sessions import DEFAULT_DIRECTORY, SESSIONS_ENV
+    from ..runtime.sessions import DEFAULT_DIRECTORY
     from ..server.app import without_api_docs
 
     made = serve_environment(args)
@@ -164,7 +165,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         elif args.no_docs:
             app = without_api_docs(app)
         check_port_free(args.host, args.port)
-        sessions = os.environ.get(SESSIONS_ENV) or str(DEFAULT_DIRECTORY)
+        sessions = ServeEnvironment.from_env().sessions or str(DEFAULT_DIRECTORY)
         reloading = f", reloading when a .py file under {os.getcwd()} changes" if args.reload else ""
         print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s)"
               f"{reloading}); paused runs are kept in {sessions}", file=sys.stderr)
@@ -177,13 +178,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def serve_environment(args: argparse.Namespace) -> str | None:
-    """``serve``'s flags checked, and set for every worker as environment variables; returns the metrics
+    """``serve``'s flags checked, written into the :class:`~strands_agui.environment.ServeEnvironment` every worker
+    reads when its app is built (as environment variables, over what was set before); returns the metrics
     directory made for the workers (:func:`metrics_environment`)."""
     import os
+    from dataclasses import replace
     from pathlib import Path
-
-    from ..runtime.sessions import RETENTION_ENV, SESSIONS_ENV
-    from ..runtime.thread_store import THREADS_ENV
 
     if args.workers < 1:
         raise CliError(f"--workers {args.workers}: give at least 1 worker")
@@ -191,63 +191,64 @@ def serve_environment(args: argparse.Namespace) -> str | None:
         raise CliError(f"--reload with --workers {args.workers}: reloading serves one worker; drop one of them")
     if args.pause_retention is not None and not args.pause_retention > 0:
         raise CliError(f"--pause-retention {args.pause_retention}: give a number of seconds > 0 (inf: forever)")
+    try:
+        environment = ServeEnvironment.from_env()
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     if args.sessions:  # a directory, or s3://BUCKET/PREFIX (runtime/s3sessions.py)
         s3 = args.sessions.startswith("s3://")
-        os.environ[SESSIONS_ENV] = args.sessions if s3 else str(Path(args.sessions).resolve())
+        environment = replace(environment, sessions=args.sessions if s3 else str(Path(args.sessions).resolve()))
     if args.pause_retention is not None:
-        os.environ[RETENTION_ENV] = str(args.pause_retention)
+        environment = replace(environment, pause_retention=str(args.pause_retention))
     if args.threads:
-        os.environ[THREADS_ENV] = "1"
-    resumable_environment(args)
-    return metrics_environment(args)
+        environment = replace(environment, threads=True)
+    environment, made = metrics_environment(args, resumable_environment(args, environment))
+    os.environ.update(environment.to_env())
+    return made
 
 
-def resumable_environment(args: argparse.Namespace) -> None:
-    """``--resumable``, ``--events`` and ``--detach-seconds`` reach every worker's endpoints as environment
-    variables (``server/resumable.from_environment``)."""
-    import os
-
-    from ..server.resumable.run_routes import DETACH_ENV, EVENTS_ENV, RESUMABLE_ENV
+def resumable_environment(args: argparse.Namespace, environment: ServeEnvironment) -> ServeEnvironment:
+    """``--resumable``, ``--events`` and ``--detach-seconds``, for every worker's endpoints
+    (``server/resumable/run_routes.from_environment``)."""
+    from dataclasses import replace
 
     if not args.resumable:
         if args.events or args.detach_seconds is not None:
             raise CliError("--events and --detach-seconds need --resumable")
-        return
+        return environment
     if args.events and not args.events.startswith(("redis://", "rediss://", "unix://")):
         raise CliError(f"--events {args.events}: give a Redis URL (redis://HOST:PORT/DB)")
-    if args.workers > 1 and not args.events:
+    if args.workers > 1 and not (args.events or environment.events):
         raise CliError("--resumable with --workers > 1 needs --events redis://HOST:PORT/DB (in-memory events "
                        "are one process's: a reconnect reaching another worker would not find its run)")
     if args.detach_seconds is not None and not 0 <= args.detach_seconds < float("inf"):
         raise CliError(f"--detach-seconds {args.detach_seconds}: give a number of seconds >= 0")
-    os.environ[RESUMABLE_ENV] = "1"
+    environment = replace(environment, resumable=True)
     if args.events:
-        os.environ[EVENTS_ENV] = args.events
+        environment = replace(environment, events=args.events)
     if args.detach_seconds is not None:
-        os.environ[DETACH_ENV] = str(args.detach_seconds)
+        environment = replace(environment, detach_seconds=float(args.detach_seconds))
+    return environment
 
 
-def metrics_environment(args: argparse.Namespace) -> str | None:
-    """``--metrics`` reaches every worker's endpoints as ``$STRANDS_AGUI_METRICS``
-    (``server/observability/metrics.py``); with
-    several workers, a fresh ``$PROMETHEUS_MULTIPROC_DIR`` (unless one is set) makes ``/metrics`` sum every
-    worker's values. Returns the directory made here, removed when the server stops."""
-    import os
+def metrics_environment(args: argparse.Namespace,
+                        environment: ServeEnvironment) -> tuple[ServeEnvironment, str | None]:
+    """``--metrics``, for every worker's endpoints (``server/observability/metrics.py``); with several workers, a
+    fresh ``$PROMETHEUS_MULTIPROC_DIR`` (unless one is set) makes ``/metrics`` sum every worker's values. Returns
+    the environment and the directory made here, removed when the server stops."""
     import tempfile
+    from dataclasses import replace
     from importlib.util import find_spec
 
-    from ..server.observability.metrics import METRICS_ENV, MULTIPROC_ENV
-
     if not args.metrics:
-        return None
+        return environment, None
     if find_spec("prometheus_client") is None:
         raise CliError("--metrics needs prometheus-client: pip install 'strands-agui[observability]'")
-    os.environ[METRICS_ENV] = "1"
-    if args.workers == 1 or os.environ.get(MULTIPROC_ENV):
-        return None
-    made = tempfile.mkdtemp(prefix="strands-agui-metrics-")
-    os.environ[MULTIPROC_ENV] = made  # before any worker imports prometheus_client
-    return made
+    environment = replace(environment, metrics=True)
+    if args.workers == 1 or environment.metrics_directory:
+        return environment, None
+    made = tempfile.mkdtemp(prefix="strands-agui-metrics-")  # set before any worker imports prometheus_client
+    return replace(environment, metrics_directory=made), made
 
 
 def app_without_docs() -> Any:

@@ -47,7 +47,6 @@ from fastapi.routing import APIRoute
 
 from ...runtime.agent import REPLAY_INPUT, StrandsAgent
 from ...runtime.runlog import LogFormatError, RecordedRun, read_log
-from ...runtime.thread_store import threads_enabled
 from .inspector import inspected_run
 
 if TYPE_CHECKING:
@@ -116,7 +115,7 @@ def console_entries(app: FastAPI) -> list[dict[str, Any]]:
                           for tool in settings.frontend_tools],
         "initialState": dict(settings.initial_state or {}),
         "prompts": list(settings.prompts),
-        "threads": threads_enabled(agent.threads),
+        "threads": agent.threads,
     } for agent, path, settings in getattr(app.state, _LISTED, [])]
 
 

@@ -1,7 +1,7 @@
 """Prometheus metrics of served runs, on an opt-in route (``GET /metrics``), with ``prometheus-client``.
 
-Off unless the endpoint's ``metrics`` setting is True, or None (the default) and ``strands-agui serve --metrics``
-set ``$STRANDS_AGUI_METRICS=1``. Needs the ``observability`` extra (``pip install strands-agui[observability]``).
+Off unless the endpoint's ``metrics`` setting is True or ``strands-agui serve --metrics`` set it for every endpoint
+(``environment.py``). Needs the ``observability`` extra (``pip install strands-agui[observability]``).
 Metric names and labels are in ``docs/observability.md``; labels carry the endpoint's name, outcomes, error codes
 and status codes, never a thread or run id.
 
@@ -14,25 +14,17 @@ live processes (``livesum``); a worker killed mid-run leaves its count behind un
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from typing import Any
 
 from fastapi import FastAPI, params
 from fastapi.responses import Response
 
-METRICS_ENV = "STRANDS_AGUI_METRICS"  # "1": every endpoint records metrics (``serve --metrics``)
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 DEFAULT_METRICS_PATH = "/metrics"
 
 DURATION_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 FIRST_EVENT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 FIRST_OUTPUT_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
-
-
-def metrics_enabled(setting: bool | None) -> bool:
-    """An endpoint's ``metrics`` setting resolved: None reads ``$STRANDS_AGUI_METRICS`` (``serve --metrics``)."""
-    return setting if setting is not None else os.environ.get(METRICS_ENV) == "1"
 
 
 class ProcessMetrics:
@@ -85,28 +77,29 @@ class AgentMetrics:
 
 
 def add_metrics_route(app: FastAPI, path: str = DEFAULT_METRICS_PATH,
-                      dependencies: list[params.Depends] | None = None) -> None:
-    """``GET path``: the process's metrics (every worker's, in multiprocess mode) in Prometheus' text format.
-    Added once per app (several endpoints share it); not in the OpenAPI document."""
+                      dependencies: list[params.Depends] | None = None, *, multiprocess: bool = False) -> None:
+    """``GET path``: the process's metrics (every worker's, with ``multiprocess``: ``$PROMETHEUS_MULTIPROC_DIR``
+    was set, see ``environment.py``) in Prometheus' text format. Added once per app (several endpoints share it);
+    not in the OpenAPI document."""
     run_metrics()  # prometheus-client is installed: fail when the app is built, not at the first scrape
     if any(getattr(route, "path", None) == path for route in app.router.routes):
         return
-    app.add_api_route(path, _scrape, methods=["GET"], name="metrics", include_in_schema=False,
+
+    async def scrape() -> Response:
+        """Every metric of the default registry, or of every process's files in multiprocess mode."""
+        from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+
+        registry: Any = REGISTRY
+        if multiprocess:
+            from prometheus_client.multiprocess import MultiProcessCollector
+
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry)
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+    app.add_api_route(path, scrape, methods=["GET"], name="metrics", include_in_schema=False,
                       dependencies=dependencies)
 
 
-async def _scrape() -> Response:
-    """Every metric of the default registry, or of every process's files in multiprocess mode."""
-    from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
-
-    registry: Any = REGISTRY
-    if os.environ.get(MULTIPROC_ENV):
-        from prometheus_client.multiprocess import MultiProcessCollector
-
-        registry = CollectorRegistry()
-        MultiProcessCollector(registry)
-    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
-
-
-__all__ = ["DEFAULT_METRICS_PATH", "METRICS_ENV", "AgentMetrics", "ProcessMetrics", "add_metrics_route",
-           "metrics_enabled", "run_metrics"]
+__all__ = ["DEFAULT_METRICS_PATH", "AgentMetrics", "ProcessMetrics", "add_metrics_route",
+           "run_metrics"]

@@ -28,7 +28,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
@@ -40,6 +39,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.sse import format_sse_event
 from pydantic import TypeAdapter
 
+from ...environment import ServeEnvironment
 from ..request.negotiation import require_event_stream
 from ..request.principals import principal_of
 from ..request.validation import MAX_ID, check_id
@@ -256,33 +256,27 @@ class RunTap:
                 return f"no reader came back within {self.detach:g} s"
 
 
-RESUMABLE_ENV = "STRANDS_AGUI_RESUMABLE"  # "1": serve every endpoint resumable (``serve --resumable``)
-EVENTS_ENV = "STRANDS_AGUI_EVENTS"  # the event store's URL (``serve --events redis://HOST:PORT/DB``)
-DETACH_ENV = "STRANDS_AGUI_DETACH_SECONDS"  # ``serve --detach-seconds``
-LIVE_RUNS_ENV = "STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL"  # the store's per-principal limit (default 100)
+def resumable_runs(setting: bool | Resumable, environment: ServeEnvironment) -> Resumable | None:
+    """An endpoint's ``resumable`` setting with the served app's environment: a :class:`Resumable` of its own
+    wins; else ``serve --resumable`` (:func:`from_environment`); else True is events in memory, False off."""
+    if isinstance(setting, Resumable):
+        return setting
+    if environment.resumable:
+        return from_environment(environment)
+    return Resumable() if setting else None
 
 
-def resumable_runs(setting: bool | Resumable | None) -> Resumable | None:
-    """An endpoint's ``resumable`` setting resolved: None (the default) reads the environment
-    (:func:`from_environment`), True is events in memory."""
-    if setting is None:
-        return from_environment()
-    if setting is True:
-        return Resumable()
-    return setting or None
-
-
-def from_environment() -> Resumable | None:
-    """The endpoint default: what ``strands-agui serve --resumable [--events URL] [--detach-seconds S]`` set
-    for every worker (None: not resumable); ``$STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL`` sets the store's
-    per-principal limit of live runs."""
-    if os.environ.get(RESUMABLE_ENV) != "1":
+def from_environment(environment: ServeEnvironment) -> Resumable | None:
+    """What ``strands-agui serve --resumable [--events URL] [--detach-seconds S]`` set for every worker (None: not
+    resumable); ``$STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL`` sets the store's per-principal limit of live runs."""
+    if not environment.resumable:
         return None
-    url = os.environ.get(EVENTS_ENV)
-    per_principal = int(os.environ.get(LIVE_RUNS_ENV) or DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL)
+    url = environment.events
+    per_principal = environment.max_live_runs_per_principal or DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL
     store: EventStore = RedisEvents(url, max_live_runs_per_principal=per_principal) if url else \
         MemoryEvents(max_live_runs_per_principal=per_principal)
-    return Resumable(store, float(os.environ.get(DETACH_ENV) or DEFAULT_DETACH_SECONDS))
+    detach = environment.detach_seconds
+    return Resumable(store, DEFAULT_DETACH_SECONDS if detach is None else detach)
 
 
 def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencies: list[params.Depends],

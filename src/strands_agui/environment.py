@@ -1,0 +1,123 @@
+"""What ``strands-agui serve`` tells every worker process: its flags, as environment variables, read in one place.
+
+``strands-agui serve`` checks its flags, builds a :class:`ServeEnvironment` and writes it into the process
+environment (:meth:`ServeEnvironment.to_env`), so that every worker (``--workers N`` imports the app in N
+processes) reads the same thing. A worker reads it once, with :meth:`ServeEnvironment.from_env`, when its app is
+built (``add_strands_fastapi_endpoint`` / ``create_strands_app``; a ``StrandsAgent`` built without ``sessions=``
+takes its default store from it when it is built). Nothing reads the environment later, during a run or a request.
+
+A flag (``STRANDS_AGUI_THREADS``, ``STRANDS_AGUI_RESUMABLE``, ``STRANDS_AGUI_METRICS``) is parsed by
+:func:`env_flag` alone: ``1``/``true``/``yes``/``on`` (any case, around spaces) is on, ``0``/``false``/``no``/``off``
+or empty is off, anything else is refused (a ``ValueError`` naming the variable) when the app is built.
+
+The flags turn a feature on for every endpoint of the served app; an endpoint's own setting turns it on for
+itself (``docs/configuration.md``: the operator's flag and the code's setting; the code never turns the
+operator's flag off). A setting that names more than on/off wins over the environment's: a ``Resumable`` with
+its own event store, a ``sessions=`` store.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+SESSIONS_ENV = "STRANDS_AGUI_SESSIONS"  # ``serve --sessions DIR|s3://BUCKET/PREFIX``
+RETENTION_ENV = "STRANDS_AGUI_PAUSE_RETENTION"  # ``serve --pause-retention SECONDS``
+LEASE_ENV = "STRANDS_AGUI_LEASE_SECONDS"  # an S3 store's lease
+CONNECT_TIMEOUT_ENV = "STRANDS_AGUI_S3_CONNECT_TIMEOUT"
+READ_TIMEOUT_ENV = "STRANDS_AGUI_S3_READ_TIMEOUT"
+ATTEMPTS_ENV = "STRANDS_AGUI_S3_ATTEMPTS"
+COOLDOWN_ENV = "STRANDS_AGUI_S3_COOLDOWN"
+THREADS_ENV = "STRANDS_AGUI_THREADS"  # ``serve --threads``
+RESUMABLE_ENV = "STRANDS_AGUI_RESUMABLE"  # ``serve --resumable``
+EVENTS_ENV = "STRANDS_AGUI_EVENTS"  # ``serve --events redis://HOST:PORT/DB``
+DETACH_ENV = "STRANDS_AGUI_DETACH_SECONDS"  # ``serve --detach-seconds``
+LIVE_RUNS_ENV = "STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL"  # the event store's per-principal limit
+METRICS_ENV = "STRANDS_AGUI_METRICS"  # ``serve --metrics``
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # prometheus-client's own: its multiprocess mode (``--workers N``)
+
+_ON = frozenset({"1", "true", "yes", "on"})
+_OFF = frozenset({"", "0", "false", "no", "off"})
+
+
+def env_flag(name: str, text: str | None) -> bool:
+    """The one parser of an on/off variable: ``1``/``true``/``yes``/``on`` -> True, ``0``/``false``/``no``/``off``,
+    empty or unset -> False (any case, spaces around ignored); anything else is a ``ValueError`` naming ``name``."""
+    value = (text or "").strip().lower()
+    if value in _ON:
+        return True
+    if value in _OFF:
+        return False
+    raise ValueError(f"{name}={text!r}: give 1, true, yes or on (or 0, false, no, off)")
+
+
+def _number(name: str, text: str | None, kind: type[float] | type[int]) -> float | int | None:
+    if text is None or not text.strip():
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r}: not a{'n integer' if kind is int else ' number'}") from None
+
+
+@dataclass(frozen=True)
+class ServeEnvironment:
+    """What ``strands-agui serve`` set for its workers; every field off or None when nothing was set.
+
+    The session store's values stay text: ``runtime/stores.session_store`` checks them (a wrong one is the
+    default, logged: a paused run never fails on one)."""
+
+    sessions: str | None = None
+    pause_retention: str | None = None
+    lease_seconds: str | None = None
+    s3_connect_timeout: str | None = None
+    s3_read_timeout: str | None = None
+    s3_attempts: str | None = None
+    s3_cooldown: str | None = None
+    threads: bool = False
+    resumable: bool = False
+    events: str | None = None
+    detach_seconds: float | None = None
+    max_live_runs_per_principal: int | None = None
+    metrics: bool = False
+    metrics_directory: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ServeEnvironment:
+        """Read ``environ`` (default ``os.environ``) once; a wrong flag or number is a ``ValueError`` naming it."""
+        env = os.environ if environ is None else environ
+        detach = _number(DETACH_ENV, env.get(DETACH_ENV), float)
+        live = _number(LIVE_RUNS_ENV, env.get(LIVE_RUNS_ENV), int)
+        return cls(
+            sessions=env.get(SESSIONS_ENV) or None, pause_retention=env.get(RETENTION_ENV),
+            lease_seconds=env.get(LEASE_ENV), s3_connect_timeout=env.get(CONNECT_TIMEOUT_ENV),
+            s3_read_timeout=env.get(READ_TIMEOUT_ENV), s3_attempts=env.get(ATTEMPTS_ENV),
+            s3_cooldown=env.get(COOLDOWN_ENV),
+            threads=env_flag(THREADS_ENV, env.get(THREADS_ENV)),
+            resumable=env_flag(RESUMABLE_ENV, env.get(RESUMABLE_ENV)), events=env.get(EVENTS_ENV) or None,
+            detach_seconds=None if detach is None else float(detach),
+            max_live_runs_per_principal=None if live is None else int(live),
+            metrics=env_flag(METRICS_ENV, env.get(METRICS_ENV)), metrics_directory=env.get(MULTIPROC_ENV) or None)
+
+    def to_env(self) -> dict[str, str]:
+        """The variables that say this (what ``serve`` writes for its workers); fields off or None are left out,
+        so ``ServeEnvironment.from_env(environment.to_env()) == environment``."""
+        out: dict[str, str] = {}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if value is None or value is False:
+                continue
+            out[_VARIABLES[field.name]] = "1" if value is True else str(value)
+        return out
+
+
+_VARIABLES = {
+    "sessions": SESSIONS_ENV, "pause_retention": RETENTION_ENV, "lease_seconds": LEASE_ENV,
+    "s3_connect_timeout": CONNECT_TIMEOUT_ENV, "s3_read_timeout": READ_TIMEOUT_ENV, "s3_attempts": ATTEMPTS_ENV,
+    "s3_cooldown": COOLDOWN_ENV, "threads": THREADS_ENV, "resumable": RESUMABLE_ENV, "events": EVENTS_ENV,
+    "detach_seconds": DETACH_ENV, "max_live_runs_per_principal": LIVE_RUNS_ENV, "metrics": METRICS_ENV,
+    "metrics_directory": MULTIPROC_ENV,
+}
+
+__all__ = ["ServeEnvironment", "env_flag"]
