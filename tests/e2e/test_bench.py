@@ -23,8 +23,8 @@ def _frames(text: str) -> list[dict[str, object]]:
 
 
 def test_keywords_read_json_imports_and_strings() -> None:
-    found = keywords(["coalesce_seconds=0", "limits=[1, 2]", "name=bench", "default=@strands_agui.server."
-                      "streaming:COALESCE_SECONDS"])
+    default = "default=@strands_agui.server.transport.streaming:COALESCE_SECONDS"
+    found = keywords(["coalesce_seconds=0", "limits=[1, 2]", "name=bench", default])
     assert found == {"coalesce_seconds": 0, "limits": [1, 2], "name": "bench", "default": COALESCE_SECONDS}
     with pytest.raises(ValueError, match="KEY=VALUE"):
         keywords(["coalesce_seconds"])

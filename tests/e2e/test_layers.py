@@ -132,7 +132,7 @@ def layer(module: str) -> int:
 
 
 def test_no_two_modules_share_a_name() -> None:
-    graph_by_name()  # runtime/threads.py and server/threads.py, examples/server.py and server/ were two each
+    graph_by_name()  # the two thread modules were one name, and so were the examples' app and the server package
 
 
 def test_the_graph_drawn_by_module_name_has_no_cycle() -> None:
