@@ -50,7 +50,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Annotated, Any, Unpack
 
-from ag_ui.core import RunAgentInput
+from ag_ui.core import RunAgentInput, Tool
 from fastapi import Depends, FastAPI, Request
 
 from ..environment import ServeEnvironment
@@ -112,7 +112,22 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
                        keepalive=settings.keepalive_seconds, coalesce=settings.coalesce_seconds,
                        reconnected=observability.reconnected)
     document_message_roles(app)
-    list_in_console(app, agent, path, settings)
+    list_in_console(app, console_entry(agent, path, settings))
+
+
+def console_entry(agent: StrandsAgent, path: str, settings: EndpointSettings) -> dict[str, Any]:
+    """What the console (``mount_console``) lists for the endpoint: its name and description, and from its
+    settings the prompts it suggests, the frontend tools the page declares, the state a new thread starts with."""
+    return {
+        "path": path,
+        "name": settings.name or agent.name,
+        "description": agent.description or "",
+        "frontendTools": [Tool.model_validate(tool).model_dump(mode="json", by_alias=True, exclude_none=True)
+                          for tool in settings.frontend_tools],
+        "initialState": dict(settings.initial_state or {}),
+        "prompts": list(settings.prompts),
+        "threads": agent.threads,
+    }
 
 
 def freeze_after_startup(app: FastAPI) -> None:

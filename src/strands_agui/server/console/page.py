@@ -38,9 +38,9 @@ import json
 from collections.abc import AsyncIterator
 from functools import cache
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ag_ui.core import RunAgentInput, Tool
+from ag_ui.core import RunAgentInput
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from fastapi.routing import APIRoute
@@ -48,9 +48,6 @@ from fastapi.routing import APIRoute
 from ...runtime.agent import REPLAY_INPUT, StrandsAgent
 from ...runtime.runlog import LogFormatError, RecordedRun, read_log
 from .inspector import inspected_run
-
-if TYPE_CHECKING:
-    from ..settings import EndpointSettings
 
 CONSOLE_PAGE = "console.html"
 ASSET_PREFIX = "/console/"
@@ -98,25 +95,17 @@ LISTING_PATH = "/examples"
 _LISTED = "strands_agui_console_entries"  # the app.state attribute: what the console lists
 
 
-def list_in_console(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings) -> None:
-    """Remember an endpoint for the console's list (``add_strands_fastapi_endpoint`` calls it)."""
+def list_in_console(app: FastAPI, entry: dict[str, Any]) -> None:
+    """Remember an endpoint's ``GET /examples`` entry (``add_strands_fastapi_endpoint`` makes it from its settings:
+    ``endpoint.console_entry``)."""
     state = getattr(app, "state", None)  # an APIRouter has none: nothing to list
     if state is not None:
-        setattr(state, _LISTED, [*getattr(state, _LISTED, []), (agent, path, settings)])
+        setattr(state, _LISTED, [*getattr(state, _LISTED, []), entry])
 
 
 def console_entries(app: FastAPI) -> list[dict[str, Any]]:
     """The ``GET /examples`` list: one entry per endpoint of the app, in the order they were added."""
-    return [{
-        "path": path,
-        "name": settings.name or agent.name,
-        "description": agent.description or "",
-        "frontendTools": [Tool.model_validate(tool).model_dump(mode="json", by_alias=True, exclude_none=True)
-                          for tool in settings.frontend_tools],
-        "initialState": dict(settings.initial_state or {}),
-        "prompts": list(settings.prompts),
-        "threads": agent.threads,
-    } for agent, path, settings in getattr(app.state, _LISTED, [])]
+    return list(getattr(app.state, _LISTED, []))
 
 
 def mount_console(app: FastAPI, path: str = "/") -> None:
