@@ -93,10 +93,10 @@ def test_a_cycle_hidden_under_type_checking_breaks_the_acyclic_contract(package_
 
 
 def test_the_transport_importing_a_route_above_it_breaks_the_server_contract(package_copy: Path) -> None:
-    # streaming.py once named RunObservation (observability/) for the type checker: now streaming.Observer
+    # streaming.py once named Observation (observability/) for the type checker: now streaming.Observer
     plant(package_copy, "server/transport/streaming.py",
           "from typing import TYPE_CHECKING  # noqa: E402\nif TYPE_CHECKING:\n"
-          "    from ..observability.observation import RunObservation  # noqa: F401")
+          "    from ..observability.observation import Observation  # noqa: F401")
     result = lint_imports(package_copy, "server")
     assert result.returncode == 1, result.stdout + result.stderr
     said = " ".join(result.stdout.split())  # the report wraps long lines

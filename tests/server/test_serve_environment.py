@@ -39,7 +39,8 @@ SERVE_VARIABLES = tuple(_VARIABLES.values())
 def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """None of serve's variables set (each restored after the test, including those the CLI writes)."""
     for name in SERVE_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "")  # recorded, so that what the CLI writes is undone after the test
+        monkeypatch.delenv(name)
 
 
 @pytest.mark.parametrize("text", ["1", "true", "TRUE", "yes", "on", " On "])

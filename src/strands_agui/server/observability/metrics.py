@@ -101,5 +101,4 @@ def add_metrics_route(app: FastAPI, path: str = DEFAULT_METRICS_PATH,
                       dependencies=dependencies)
 
 
-__all__ = ["DEFAULT_METRICS_PATH", "AgentMetrics", "ProcessMetrics", "add_metrics_route",
-           "run_metrics"]
+__all__ = ["DEFAULT_METRICS_PATH", "AgentMetrics", "ProcessMetrics", "add_metrics_route", "run_metrics"]

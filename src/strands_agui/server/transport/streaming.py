@@ -139,7 +139,7 @@ FRAMINGS = {framing.media_type: framing for framing in (SSE, PROTO)}
 
 
 class Observer(Protocol):
-    """What watches one served run from the transport (``server/observability/observation.RunObservation``):
+    """What watches one served run from the transport (``server/observability/observation.Observation``):
     each encoded event, and the whole response. The transport knows it only by this shape, so it imports
     nothing above it."""
 
