@@ -137,9 +137,9 @@ def test_open_a_log_refuses_what_is_no_log_naming_why(my_app: ModuleType, conten
 
 
 def test_open_a_log_refuses_a_body_over_the_limit(my_app: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    from strands_agui.server import console
+    from strands_agui.server.console import page
 
-    monkeypatch.setattr(console, "MAX_LOG_BYTES", 1000)
+    monkeypatch.setattr(page, "MAX_LOG_BYTES", 1000)
     with TestClient(my_app.app) as client:
         response = client.post("/console/replay", content=b"{}\n" * 400)
     assert response.status_code == 413 and "over 1000 bytes" in response.json()["detail"]

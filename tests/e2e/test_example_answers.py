@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from ag_ui.core import RunAgentInput
 
-from strands_agui.examples import server
+from strands_agui.examples import demo
 from tests.oracles import assert_valid_stream
 from tests.support.wire import of_type
 
@@ -22,7 +22,7 @@ NO_DELAY = {"STRANDS_AGUI_SCRIPTED_DELAY": "0"}
 
 
 def examples() -> list[Any]:
-    return list(server.EXAMPLES)
+    return list(demo.EXAMPLES)
 
 
 async def answer(module: Any, prompt: str) -> tuple[str, dict[str, Any], dict[str, Any]]:

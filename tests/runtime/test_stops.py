@@ -111,7 +111,7 @@ def test_the_console_shows_the_note_after_the_answer(tmp_path: Path) -> None:
 
     from tests.oracles import CLIENT_DIR
 
-    agui = ROOT.parent / "src" / "strands_agui" / "server" / "static" / "store.js"
+    agui = ROOT.parent / "src" / "strands_agui" / "server" / "console" / "static" / "store.js"
     (tmp_path / "agui.mjs").write_text(agui.read_text())
     (tmp_path / "driver.mjs").write_text(NOTICES)
     files = [ROOT / "golden" / f"{name}.jsonl" for name in [*NAMES, "plain_text"]]
@@ -123,5 +123,5 @@ def test_the_console_shows_the_note_after_the_answer(tmp_path: Path) -> None:
         assert notices[str(ROOT / "golden" / f"{name}.jsonl")] == [
             {"kind": "stop", "text": NOTED[name]["note"], "afterLast": True}], name
     assert notices[str(ROOT / "golden" / "plain_text.jsonl")] == []
-    views = (ROOT.parent / "src" / "strands_agui" / "server" / "static" / "views.js").read_text()
+    views = (ROOT.parent / "src" / "strands_agui" / "server" / "console" / "static" / "views.js").read_text()
     assert 'stop: "stop-note"' in views  # drawn as a notice (data-testid="stop-note"), small (.notice-stop)

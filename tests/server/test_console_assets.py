@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterator
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +17,13 @@ from fastapi import FastAPI
 
 from strands_agui.core.machine import STATES, TRANSITIONS
 from strands_agui.server.console.page import ASSETS, CONTENT_SECURITY_POLICY, console_html, mount_console, static_text
+from strands_agui.server.console.page import STATIC as CONSOLE_STATIC
 from strands_agui.tooling import diagrams
 from tests.console.app import interrupting, subagents
 from tests.oracles import assert_valid_stream
 from tests.support.live import LiveServer
 
-STATIC = Path(str(files("strands_agui.server") / "static"))
+STATIC = Path(str(CONSOLE_STATIC))
 REGENERATE = ("regenerate it: strands-agui diagram --out diagrams --readme docs/run-machine.md "
               "--console src/strands_agui/server/console/static/run_machine.svg  (or `make diagrams`)")
 

@@ -19,7 +19,7 @@ from tests.oracles import CLIENT_DIR
 from tests.support.paths import REPO
 
 ROOT = REPO
-AGUI_JS = ROOT / "src" / "strands_agui" / "server" / "static" / "store.js"
+AGUI_JS = ROOT / "src" / "strands_agui" / "server" / "console" / "static" / "store.js"
 GOLDEN = sorted((ROOT / "tests" / "golden").rglob("*.jsonl"))
 DRIVER = """
 import { readFileSync } from "node:fs";

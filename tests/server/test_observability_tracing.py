@@ -212,3 +212,17 @@ def test_an_inspected_run_traces_the_same_moves_it_shows_the_console(spans: InMe
              for step in e["value"]["steps"]]
     shown = [(t["trigger"], t["state"]) for step in steps for t in step["transitions"] if t["trigger"] != "text_delta"]
     assert moves(span) == shown
+
+
+def test_a_traced_resumable_run_started_keeps_its_id_and_protocol_version(spans: InMemorySpanExporter) -> None:
+    """RUN_STARTED gets the run's trace ids; on a resumable run it keeps its event id and, for a 1.0 client, its
+    protocolVersion (a copy of the event, made to add the ids, left the stream without either)."""
+    with served(ScriptedModel([[Text("Hello there.")]]), "traced_resumable", resumable=True) as server:
+        body = {**run_body("trace-started"), "protocolVersion": "1.0"}
+        response = httpx.post(server.url + "/", json=body, headers=SSE, timeout=30)
+        span = ended_span(spans, "trace-started")
+    event_id, started = frames(response.content)[0]
+    assert event_id == "trace-started:1"
+    assert started["type"] == "RUN_STARTED" and started["protocolVersion"] == "1.0"
+    assert started["metadata"]["traceId"] == format(span.get_span_context().trace_id, "032x")
+    assert_valid_sse(response.content, fail_on_run_error=True)

@@ -27,7 +27,7 @@ from tests.support.wire import post_sse, run_input
 
 SSE = "text/event-stream"
 PROTO_HEADERS = {"Accept": PROTO_MEDIA_TYPE, "Content-Type": "application/json"}
-SCHEMA = REPO / "src" / "strands_agui" / "server" / "proto" / "agui_v1"
+SCHEMA = REPO / "src" / "strands_agui" / "server" / "transport" / "proto" / "agui_v1"
 
 # ----------------------------------------------------------------------------------------- the schema
 

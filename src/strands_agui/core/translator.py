@@ -119,7 +119,7 @@ class Translator:
             "message": self.turns.on_message,
             "tool_interrupt_event": self.interrupts.on_tool_interrupt,
             "strands_agui_tool_inputs": self.tools.on_inputs_that_ran,  # runtime/ran_inputs.py
-            "strands_agui_background_tasks": self.background.on_tasks,  # runtime/background.py
+            "strands_agui_background_tasks": self.background.on_tasks,  # runtime/background_watch.py
             "structured_output": outcome.on_structured_output,
             "result": outcome.on_result,
         }

@@ -31,7 +31,7 @@ from ..core.translator import Translator, new_id
 from ..errors import RunFailure, RunRefused, building_failure
 from . import planning
 from .agents import AgentSource, agent_source
-from .background import BackgroundWatch
+from .background_watch import BackgroundWatch
 from .invocation import stream_kwargs
 from .loop import Cancellation, Pace, Settle, end_run, no_events, translate
 from .model_info import model_info, subagent_models
@@ -159,7 +159,7 @@ class StrandsAgent:
             ran = RanInputs()  # the inputs a hook or a Transform changed (runtime/ran_inputs.py)
             ran.install(agent)
             stream = ran.annotate(agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel)))
-            if agent._background_tasks is not None:  # its tasks as activity (runtime/background.py)
+            if agent._background_tasks is not None:  # its tasks as activity (runtime/background_watch.py)
                 stream = BackgroundWatch(agent).annotate(stream)
         else:  # a Swarm or Graph: its nodes carry their own limits
             stream = agent.stream_async(strands_prompt, invocation_state=state)

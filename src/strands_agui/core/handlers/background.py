@@ -1,4 +1,4 @@
-"""Background tasks (``runtime/background.py``'s events): one activity message per task.
+"""Background tasks (``runtime/background_watch.py``'s events): one activity message per task.
 
 The first sight of a task is ``ACTIVITY_SNAPSHOT`` ``{activityType: "background_task", content: {taskId,
 toolCallId, toolName, status}}``; each change is an ``ACTIVITY_DELTA`` replacing ``/status`` and adding

@@ -49,6 +49,9 @@ from ...runtime.agent import REPLAY_INPUT, StrandsAgent
 from ...runtime.runlog import LogFormatError, RecordedRun, read_log
 from .inspector import inspected_run
 
+STATIC = files(__name__.rpartition(".")[0]) / "static"
+"""The console's ``static`` directory, beside this module."""
+
 CONSOLE_PAGE = "console.html"
 ASSET_PREFIX = "/console/"
 ASSETS: dict[str, str] = {
@@ -81,7 +84,7 @@ _HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
 @cache
 def static_text(name: str) -> str:
     """A file of the package's ``static`` directory."""
-    return (files("strands_agui.server") / "static" / name).read_text(encoding="utf-8")
+    return (STATIC / name).read_text(encoding="utf-8")
 
 
 def console_html() -> str:

@@ -68,6 +68,12 @@ class Observation:
     def on_move(self) -> OnMove | None:
         return self.span.on_move if self.span is not None else None
 
+    def stamp(self, event: Any) -> None:
+        """RUN_STARTED gains the run's trace ids (``metadata.traceId`` / ``spanId``) when the run is traced: a
+        resumable run's store asks before it stores the event, so every reader gets them."""
+        if self.span is not None and event.type == EventType.RUN_STARTED:
+            _with_trace(event, self.span)
+
     def encoder(self, encode: Encode) -> Encode:
         """``encode``, noting each event that it encodes; RUN_STARTED gains ``metadata.traceId`` / ``spanId``
         when the run is traced (``tracing.py``)."""
@@ -75,7 +81,7 @@ class Observation:
 
         def observed(event: Any) -> bytes:
             if span is not None and event.type == EventType.RUN_STARTED:
-                event = _with_trace(event, span)
+                event = _with_trace(event, span)  # on the event itself: a resumable run stamped it when storing it
             frame = encode(event)
             if not self.output:
                 self._early(event.type)
@@ -120,10 +126,13 @@ class Observation:
 
 
 def _with_trace(event: Any, span: RunSpan) -> Any:
+    """RUN_STARTED with the run's trace ids in its ``metadata``, set on the event itself: a resumable run's stream
+    knows its events by identity (their ids, the rewrite for each reader's client generation), so a copy would
+    leave without its id and protocolVersion."""
     ids = span.ids()
-    if ids is None:
-        return event
-    return event.model_copy(update={"metadata": {**(event.metadata or {}), **ids}})
+    if ids is not None:
+        event.metadata = {**(event.metadata or {}), **ids}
+    return event
 
 
 __all__ = ["Observability", "Observation"]

@@ -215,6 +215,8 @@ class RunTap:
         """Store ``event`` as it is (1.0: each reader gets it rewritten for its own generation) and keep the
         JSON this run's own client gets (the same text unless ``rewrite`` changes the event)."""
         try:
+            if (observation := getattr(self, "observation", None)) is not None:
+                observation.stamp(event)  # RUN_STARTED with the run's trace ids, stored so (tracing on)
             data = encode_event(event)
             shown = self.rewrite(event)
             sent = data if shown is event else encode_event(shown)
@@ -231,6 +233,7 @@ class RunTap:
         """The run's response: its events stored, then framed with their ids as ``rewrite`` makes them for the
         client's AG-UI generation (``server/transport/versions.py``), outliving the reader (``linger``)."""
         self.rewrite = rewrite
+        self.observation = settings.get("observation")
         return RunStream(self.events(run), framing=framing, encode=self.encoder(framing), linger=self.linger,
                          before_write=self.log.flush, **settings)
 
