@@ -80,13 +80,16 @@ function Hooks({ agent, setBackground }) {
   }
 }
 
+// `?thread=<id>`: the chat is that thread's, restored (connect) when the page loads
+const thread = new URLSearchParams(window.location.search).get("thread") ?? undefined;
+
 export function V2App({ agent }) {
   const [background, setBackground] = useBackground();
   return (
     <CopilotKitProvider runtimeUrl="/api/v2" enableInspector={false}>
       <Shell background={background}>
         <Hooks agent={agent} setBackground={setBackground} />
-        <CopilotChat agentId={agent} />
+        <CopilotChat agentId={agent} threadId={thread} />
       </Shell>
     </CopilotKitProvider>
   );

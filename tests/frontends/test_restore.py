@@ -1,0 +1,161 @@
+"""A CopilotKit v2 page shows the thread the server holds after a reload, in a second browser and after its
+runtime restarts (issue 30, item 1).
+
+``strands-agui serve --threads`` keeps the threads; the runtime (``runtime.mjs --restore``) runs the v2
+``CopilotRuntime`` with ``strands-runner.mjs``'s ``StrandsThreadRunner``, whose ``connect`` (what
+``<CopilotChat threadId>`` calls when it mounts) reads ``GET {path}/threads/{id}``. The page is
+``src/v2.jsx`` with ``?thread=<id>``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.console.conftest import TIMEOUT_MS
+from tests.frontends.conftest import (HERE, LOAD_TIMEOUT_MS, Page, connected, free_port, listening_port, node, stop,
+                                      wait_ping)
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def served_threads(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``strands-agui serve --threads`` with the scripted model; threads and pauses in a temporary directory."""
+    port, sessions = free_port(), tmp_path_factory.mktemp("threads")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STRANDS_AGUI_")}
+    command = [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions",
+               str(sessions), "--threads", "--log-level", "warning"]
+    process = subprocess.Popen(command, env=env, text=True)
+    try:
+        wait_ping(process, f"http://127.0.0.1:{port}")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(process)
+
+
+class Runtime:
+    """``runtime.mjs --restore`` in front of ``served_threads``, on the same port across restarts."""
+
+    def __init__(self, served: str) -> None:
+        from strands_agui.examples.server import EXAMPLES
+
+        self.served, self.routes = served, ",".join(module.agent.name for module in EXAMPLES)
+        self.process: subprocess.Popen[str] | None = None
+        self.base = ""
+
+    def start(self) -> str:
+        env = {**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1", "NODE_ENV": "production"}
+        self.process = subprocess.Popen([node(), "runtime.mjs", self.served, self.routes, "--restore"], cwd=HERE,
+                                        env=env, text=True, stdout=subprocess.PIPE)
+        assert self.process.stdout is not None
+        self.base = f"http://127.0.0.1:{listening_port(self.process, self.process.stdout)}"
+        return self.base
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop(self.process)
+            self.process = None
+
+
+@pytest.fixture(scope="module")
+def runtime(served_threads: str, bundle: Path) -> Iterator[Runtime]:
+    running = Runtime(served_threads)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def pages(context: Any, browser: Any) -> Iterator[Any]:  # noqa: F811 - fixtures from the conftests
+    """Opens watched v2 pages on a thread (in ``context``, or another one); each ends with no page errors."""
+    opened: list[Page] = []
+    contexts: list[Any] = []
+
+    def open_page(base: str, agent: str, thread: str, other_context: bool = False) -> Page:
+        owner = context
+        if other_context:
+            owner = browser.new_context(viewport={"width": 1280, "height": 900})
+            contexts.append(owner)
+        page = owner.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        watched = Page(page, base)
+        with page.expect_response(connected("v2"), timeout=LOAD_TIMEOUT_MS):
+            page.goto(f"{base}/?api=v2&agent={agent}&thread={thread}")
+        page.wait_for_selector("textarea")
+        opened.append(watched)
+        return watched
+
+    yield open_page
+    for watched in opened:
+        watched.page.close()
+    for owner in contexts:
+        owner.close()
+    for watched in opened:
+        assert not watched.errors, f"errors in the page: {watched.errors}"
+        assert not watched.off_loopback, f"the page asked for more than loopback: {watched.off_loopback}"
+        assert watched.failed == []
+
+
+def state_of(page: Any) -> Any:
+    return json.loads(page.locator('[data-testid="state"]').text_content())
+
+
+def shows_pancakes(page: Any) -> None:
+    """The shared_state thread after its run: the answer and the agent's recipe (not the page's own)."""
+    expect(page.locator('[data-testid="page"]')).to_contain_text('updated "Pancakes"')
+    expect(page.locator('[data-testid="page"]')).to_contain_text("make it a vegan recipe for pancakes")
+    expect(page.locator('[data-testid="state"]')).to_contain_text('"title":"Pancakes"')
+    assert state_of(page)["recipe"]["special_preferences"] == ["Vegan"]
+
+
+def test_thread_comes_back_after_reload_in_a_second_browser_and_after_a_runtime_restart(pages: Any,
+                                                                                        runtime: Runtime) -> None:
+    thread = f"restore-{uuid.uuid4()}"
+    first = pages(runtime.base, "shared_state", thread)
+    first.send("make it a vegan recipe for pancakes")
+    shows_pancakes(first.page)
+
+    with first.page.expect_response(connected("v2"), timeout=LOAD_TIMEOUT_MS):
+        first.page.reload()
+    shows_pancakes(first.page)  # the reload
+
+    shows_pancakes(pages(runtime.base, "shared_state", thread, other_context=True).page)  # a second browser
+
+    runtime.stop()
+    restarted = runtime.start()  # its in-memory runner holds nothing: the thread comes from the server
+    shows_pancakes(pages(restarted, "shared_state", thread, other_context=True).page)
+
+
+def test_a_new_thread_starts_empty(pages: Any, runtime: Runtime) -> None:
+    page = pages(runtime.base, "shared_state", f"restore-{uuid.uuid4()}").page
+    expect(page.locator('[data-testid="state"]')).to_contain_text('"title":"Make Your Recipe"')  # the page's own
+    expect(page.locator('[data-testid="page"]')).not_to_contain_text("Pancakes")
+
+
+def test_pending_approval_card_comes_back_after_reload_and_resumes(pages: Any, runtime: Runtime) -> None:
+    thread = f"restore-{uuid.uuid4()}"
+    first = pages(runtime.base, "human_in_the_loop", thread)
+    first.send("book a flight to Oslo")
+    card = first.page.locator('[data-testid="approval"]')
+    expect(card.locator('[data-testid="approval-message"]')).to_contain_text("Oslo")
+
+    runtime.stop()
+    restarted = runtime.start()
+    again = pages(restarted, "human_in_the_loop", thread, other_context=True).page
+    card = again.locator('[data-testid="approval"]')
+    expect(card.locator('[data-testid="approval-message"]')).to_contain_text("Oslo")
+    card.locator('[data-testid="approve"]').click()
+    expect(again.locator('[data-testid="page"]')).to_contain_text("Your flight to Oslo is booked (reference FL-")
+    expect(card).to_have_count(0)
