@@ -2,7 +2,7 @@
 //
 //   node runtime.mjs <strands-agui base url> <routes, comma-separated> [--restore]
 //
-// With --restore (a server run with --threads), the v2 runtime's runner is strands-runner.mjs's
+// With --restore (a server run with --threads), each runtime's runner is strands-runner.mjs's
 // StrandsThreadRunner: a page's connect restores its thread from the server.
 // Listens on a free loopback port and prints `listening <port>` once ready. It serves:
 //   /api/copilotkit   the runtime as most apps mount it (v1 entry point, `copilotRuntimeNodeHttpEndpoint`)
@@ -37,7 +37,7 @@ const restoring = () => new StrandsThreadRunner({
 
 const v1 = copilotRuntimeNodeHttpEndpoint({
   endpoint: "/api/copilotkit",
-  runtime: new CopilotRuntime({ agents: agents(), a2ui: {} }),
+  runtime: new CopilotRuntime({ agents: agents(), a2ui: {}, ...(mode === "--restore" ? { runner: restoring() } : {}) }),
   serviceAdapter: new ExperimentalEmptyAdapter(),
 });
 const v2 = createCopilotNodeListener({
