@@ -27,21 +27,19 @@ const DIST = join(fileURLToPath(new URL(".", import.meta.url)), "dist");
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json",
   ".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf" };
 
-// --- the snippet docs/copilotkit.md shows: one HttpAgent per strands-agui route --------------------------
-const agents = () => Object.fromEntries(routes.map((name) => [name, new HttpAgent({ url: `${baseUrl}/${name}` })]));
-
-// with --restore: a reload, a second browser or a restarted runtime shows the thread the server holds
-const restoring = () => new StrandsThreadRunner({
-  urls: Object.fromEntries(routes.map((name) => [name, `${baseUrl}/${name}`])),
-});
+// --- the snippet docs/copilotkit.md shows: one HttpAgent per strands-agui route, the restoring runner --------
+const urls = Object.fromEntries(routes.map((name) => [name, `${baseUrl}/${name}`]));
+const agents = () => Object.fromEntries(routes.map((name) => [name, new HttpAgent({ url: urls[name] })]));
+// --restore: a page reloaded, in another browser or after a runtime restart shows what `serve --threads` holds
+const runner = mode === "--restore" ? new StrandsThreadRunner({ urls }) : undefined;
 
 const v1 = copilotRuntimeNodeHttpEndpoint({
   endpoint: "/api/copilotkit",
-  runtime: new CopilotRuntime({ agents: agents(), a2ui: {}, ...(mode === "--restore" ? { runner: restoring() } : {}) }),
+  runtime: new CopilotRuntime({ agents: agents(), a2ui: {}, runner }),
   serviceAdapter: new ExperimentalEmptyAdapter(),
 });
 const v2 = createCopilotNodeListener({
-  runtime: new CopilotRuntimeV2({ agents: agents(), a2ui: {}, ...(mode === "--restore" ? { runner: restoring() } : {}) }),
+  runtime: new CopilotRuntimeV2({ agents: agents(), a2ui: {}, runner }),
   basePath: "/api/v2",
   activateChannels: false,
 });

@@ -175,3 +175,18 @@ def test_pending_approval_card_comes_back_after_a_runtime_restart_and_resumes(pa
     card.locator('[data-testid="approve"]').click()
     expect(again.locator('[data-testid="page"]')).to_contain_text("Your flight to Oslo is booked (reference FL-")
     expect(card).to_have_count(0)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_reload_while_a_run_streams_attaches_to_it(pages: Any, runtime: Runtime, api: str) -> None:
+    """The plan's steps complete 0.4 s apart: the page reloads after the first and ends with all three."""
+    thread = f"restore-{uuid.uuid4()}"
+    first = pages(runtime.base, api, "agentic_generative_ui", thread)
+    first.send("plan a trip: book flights, reserve a hotel, then pack")
+    expect(first.page.locator('[data-testid="plan-step"]')).to_have_count(3)  # reloaded ~1 s before the run ends
+
+    with first.page.expect_response(connected(api), timeout=LOAD_TIMEOUT_MS):
+        first.page.reload()
+    expect(first.page.locator('[data-testid="plan-step"][data-status="completed"]')).to_have_count(3)
+    assert [s["status"] for s in state_of(first.page)["steps"]] == ["completed"] * 3
+    expect(first.page.locator('[data-testid="page"]')).to_contain_text("plan a trip")
