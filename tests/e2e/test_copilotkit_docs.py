@@ -10,7 +10,8 @@ from tests.support.paths import REPO
 
 ROOT = REPO
 DOC = ROOT / "docs" / "copilotkit.md"
-SOURCES = [ROOT / "tests" / "frontends" / "runtime.mjs", *sorted((ROOT / "tests" / "frontends" / "src").glob("*.jsx"))]
+FRONTENDS = ROOT / "tests" / "frontends"
+SOURCES = [FRONTENDS / "runtime.mjs", FRONTENDS / "strands-runner.mjs", *sorted((FRONTENDS / "src").glob("*.jsx"))]
 SNIPPETS = [b for b in blocks(DOC) if b.language in {"js", "jsx"}]
 
 
@@ -19,7 +20,8 @@ def source_lines() -> set[str]:
 
 
 def test_the_doc_shows_the_runtime_and_both_pages() -> None:
-    assert [b.section for b in SNIPPETS] == ["The runtime", "The page, v1 API", "The page, v2 hooks"]
+    assert [b.section for b in SNIPPETS] == ["The runtime", "The page, v1 API", "The page, v2 hooks",
+                                             "Restoring a conversation"]
 
 
 @pytest.mark.parametrize("block", SNIPPETS, ids=lambda b: b.section)

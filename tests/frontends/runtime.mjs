@@ -1,7 +1,9 @@
 // The CopilotKit runtime in front of `strands-agui serve`, as a CopilotKit app deploys it, plus the test page.
 //
-//   node runtime.mjs <strands-agui base url> <routes, comma-separated>
+//   node runtime.mjs <strands-agui base url> <routes, comma-separated> [--restore]
 //
+// With --restore (a server run with --threads), each runtime's runner is strands-runner.mjs's
+// StrandsThreadRunner: a page's connect restores its thread from the server.
 // Listens on a free loopback port and prints `listening <port>` once ready. It serves:
 //   /api/copilotkit   the runtime as most apps mount it (v1 entry point, `copilotRuntimeNodeHttpEndpoint`)
 //   /api/v2           the v2 runtime (`@copilotkit/runtime/v2`, `createCopilotNodeListener`)
@@ -17,22 +19,27 @@ import { CopilotRuntime, ExperimentalEmptyAdapter, copilotRuntimeNodeHttpEndpoin
 import { CopilotRuntime as CopilotRuntimeV2 } from "@copilotkit/runtime/v2";
 import { createCopilotNodeListener } from "@copilotkit/runtime/v2/node";
 
-const [baseUrl, routeList] = process.argv.slice(2);
+import { StrandsThreadRunner } from "./strands-runner.mjs";
+
+const [baseUrl, routeList, mode] = process.argv.slice(2);
 const routes = routeList.split(",");
 const DIST = join(fileURLToPath(new URL(".", import.meta.url)), "dist");
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".map": "application/json",
   ".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf" };
 
-// --- the snippet docs/copilotkit.md shows: one HttpAgent per strands-agui route --------------------------
-const agents = () => Object.fromEntries(routes.map((name) => [name, new HttpAgent({ url: `${baseUrl}/${name}` })]));
+// --- the snippet docs/copilotkit.md shows: one HttpAgent per strands-agui route, the restoring runner --------
+const urls = Object.fromEntries(routes.map((name) => [name, `${baseUrl}/${name}`]));
+const agents = () => Object.fromEntries(routes.map((name) => [name, new HttpAgent({ url: urls[name] })]));
+// --restore: a page reloaded, in another browser or after a runtime restart shows what `serve --threads` holds
+const runner = mode === "--restore" ? new StrandsThreadRunner({ urls }) : undefined;
 
 const v1 = copilotRuntimeNodeHttpEndpoint({
   endpoint: "/api/copilotkit",
-  runtime: new CopilotRuntime({ agents: agents(), a2ui: {} }),
+  runtime: new CopilotRuntime({ agents: agents(), a2ui: {}, runner }),
   serviceAdapter: new ExperimentalEmptyAdapter(),
 });
 const v2 = createCopilotNodeListener({
-  runtime: new CopilotRuntimeV2({ agents: agents(), a2ui: {} }),
+  runtime: new CopilotRuntimeV2({ agents: agents(), a2ui: {}, runner }),
   basePath: "/api/v2",
   activateChannels: false,
 });

@@ -85,10 +85,14 @@ function Hooks({ agent, setBackground }) {
   }
 }
 
+// `?thread=<id>`: the chat is that thread's, restored (agent/connect) when the page loads
+const thread = new URLSearchParams(window.location.search).get("thread") ?? undefined;
+
 export function V1App({ agent }) {
   const [background, setBackground] = useBackground();
   return (
-    <CopilotKit runtimeUrl="/api/copilotkit" agent={agent} showDevConsole={false} enableInspector={false}>
+    <CopilotKit runtimeUrl="/api/copilotkit" agent={agent} threadId={thread} showDevConsole={false}
+      enableInspector={false}>
       <Shell background={background}>
         <Hooks agent={agent} setBackground={setBackground} />
         <CopilotChat />

@@ -81,6 +81,9 @@ function Hooks({ agent, setBackground }) {
   }
 }
 
+// `?thread=<id>`: the chat is that thread's, restored (connect) when the page loads
+const thread = new URLSearchParams(window.location.search).get("thread") ?? undefined;
+
 export function V2App({ agent }) {
   const [background, setBackground] = useBackground();
   return (
@@ -88,7 +91,7 @@ export function V2App({ agent }) {
       <Shell background={background}>
         <Hooks agent={agent} setBackground={setBackground} />
         {DOJO_PAGES.has(agent) ? <DojoChat agent={agent} /> : (
-          <CopilotChat agentId={agent} />
+          <CopilotChat agentId={agent} threadId={thread} />
         )}
       </Shell>
     </CopilotKitProvider>
