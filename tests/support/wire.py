@@ -107,3 +107,11 @@ def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 
 def text_of(events: list[dict[str, Any]]) -> str:
     return "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+
+
+def without_trace(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` without the trace ids RUN_STARTED carries when a tracer provider is installed (an earlier test
+    of the same process may have installed one: docs/observability.md); any other metadata stays."""
+    out = dict(event)
+    metadata = {k: v for k, v in (out.pop("metadata", None) or {}).items() if k not in ("traceId", "spanId")}
+    return {**out, **({"metadata": metadata} if metadata else {})}

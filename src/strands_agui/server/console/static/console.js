@@ -391,7 +391,8 @@ class ConsoleApp {
       return;
     }
     if (!this.examples.length) {
-      this.showUnavailable("This server lists no agents (GET /examples is empty): add an endpoint, then reload.");
+      this.showUnavailable("This server lists no agents (GET /examples is empty): add one with "
+        + "add_strands_fastapi_endpoint before mount_console (or serve the examples with `strands-agui serve`), then reload.");
       document.body.dataset.ready = "true";
       return;
     }
