@@ -16,7 +16,7 @@ from ag_ui.core import RunAgentInput
 from strands_agui import FileSessions, StrandsAgent
 from strands_agui.core.plan import RunPlan
 from strands_agui.runtime import conversation as conversation_module
-from strands_agui.runtime import thread_store as threads_module
+from strands_agui.runtime import run_thread as threads_module
 from strands_agui.tooling.testing import dump_events
 from tests.support.scenarios import BY_NAME
 

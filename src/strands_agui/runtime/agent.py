@@ -37,10 +37,11 @@ from .loop import Cancellation, Pace, Settle, end_run, no_events, translate
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
 from .ran_inputs import RanInputs
+from .run_thread import ServerThread
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
 from .sessions import SessionStore
 from .stores import default_store
-from .thread_store import ServerThread, Threads
+from .thread_store import Threads
 
 logger = logging.getLogger(__name__)
 

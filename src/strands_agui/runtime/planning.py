@@ -31,8 +31,8 @@ from .approval import gated_tools, with_edited_arguments
 from .conversation import conversation, last_turn
 from .invocation import invocation_state as resolve_invocation_state
 from .multiagent import paused_history
+from .run_thread import ServerThread
 from .session_provider import provided_session_manager
-from .thread_store import ServerThread
 from .tool_selection import tool_selection
 
 DEFAULT_PROMPT = "Hello"

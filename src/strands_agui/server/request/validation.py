@@ -37,7 +37,7 @@ from jsonschema.validators import validator_for
 
 from ...config import MediaFetchPolicy
 from ...runtime.conversation import MEDIA_FORMATS, TOOL_RESULT_MEDIA
-from ...runtime.thread_store import held_marker
+from ...runtime.run_thread import held_marker
 from .media import IMAGE_MAGIC, MEDIA_PARTS, fetch_parts, scheme_problem
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
@@ -237,7 +237,7 @@ def id_errors(input_data: RunAgentInput) -> Iterator[Error]:
 
 
 def _holds_errors(input_data: RunAgentInput) -> Iterator[Error]:
-    """A malformed ``forwardedProps.strandsAgui.holds`` (``runtime/thread_store.held_marker``)."""
+    """A malformed ``forwardedProps.strandsAgui.holds`` (``runtime/run_thread.held_marker``)."""
     try:
         held_marker(input_data)
     except ValueError as exc:

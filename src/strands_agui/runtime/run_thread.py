@@ -1,0 +1,315 @@
+"""A run on a server-side thread (``runtime/thread_store.py`` keeps the threads): the run's input merged with the
+stored thread (the stored one wins, ``thread_store``'s policy), whether the client already holds it (the ``holds``
+marker: no snapshot then), the Strands history a conversation manager's window needs, and the thread kept after
+the run (before its terminal event, as a pause is).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ag_ui.core import AssistantMessage, BaseEvent, MessagesSnapshotEvent, RunAgentInput, UserMessage
+from strands import Agent
+from strands.agent.conversation_manager import SlidingWindowConversationManager
+from strands.types.exceptions import SessionException
+
+from ..core.translator import Translator
+from ..errors import RunFailure
+from .conversation import conversation
+from .pause import store_errors
+from .sessions import session_id
+from .thread_store import CACHED_THREADS, StoredThread, Threads, as_json, owner_of
+
+logger = logging.getLogger(__name__)
+
+
+def merged_input(stored: StoredThread | None, input_data: RunAgentInput) -> RunAgentInput:
+    """The run's input on a server-side thread (the policy in the module docstring)."""
+    return _merged(stored, input_data)[0]
+
+
+def _merged(stored: StoredThread | None, input_data: RunAgentInput, models: Sequence[Any] | None = None,
+            sent: list[dict[str, Any]] | None = None) -> tuple[RunAgentInput, list[dict[str, Any]], int]:
+    """The run's input, its messages as JSON (the stored dicts themselves where they are the stored ones) and
+    how many of them are the stored ones, unchanged (``models``: the stored messages already validated;
+    ``sent``: the client's messages as JSON, when the caller made them already: each is dumped once)."""
+    if sent is None:
+        sent = [as_json(m) for m in input_data.messages]
+    if stored is None:
+        return input_data, list(sent), 0
+    kept = stored.messages
+    if input_data.parent_run_id is not None:
+        kept = kept[:_branch_point(kept, sent)]
+    known = {m.get("id") for m in kept}
+    new = [m for m in sent if m.get("id") not in known]
+    if models is not None and len(models) >= len(kept):
+        validated = [*models[:len(kept)], *_validated(new)]
+    else:
+        validated = _validated([*kept, *new])
+    state = input_data.state if input_data.state not in (None, {}) else stored.state
+    return (input_data.model_copy(update={"messages": validated, "state": state}), [*kept, *new], len(kept))
+
+
+def _validated(messages: Sequence[dict[str, Any]]) -> list[Any]:
+    return list(RunAgentInput.model_validate({"threadId": "t", "runId": "r", "messages": messages}).messages)
+
+
+HOLDS = "holds"  # forwardedProps.strandsAgui.holds: {"lastMessageId": id, "messages": n}, what a client holds
+
+
+def held_marker(input_data: RunAgentInput) -> tuple[str | None, int] | None:
+    """The thread a client says it holds (``forwardedProps.strandsAgui.holds``): its last message's id and how
+    many messages; None when it says nothing. Raises ``ValueError`` naming what is wrong with a malformed one."""
+    props = input_data.forwarded_props
+    ours = props.get("strandsAgui") if isinstance(props, dict) else None
+    if not isinstance(ours, dict) or HOLDS not in ours:
+        return None
+    marker = ours[HOLDS]
+    if not isinstance(marker, dict) or set(marker) - {"lastMessageId", "messages"}:
+        raise ValueError('holds: give {"lastMessageId": <id of the last message held>, "messages": <how many>}')
+    last, count = marker.get("lastMessageId"), marker.get("messages")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        raise ValueError("holds.messages: a count of messages (an integer >= 0)")
+    if last is not None and (not isinstance(last, str) or not last or len(last) > 200):
+        raise ValueError("holds.lastMessageId: the id of the last message held (a non-empty string), or null")
+    if (last is None) != (count == 0):
+        raise ValueError("holds: lastMessageId is null exactly when messages is 0")
+    return last, count
+
+
+def _branch_point(kept: Sequence[dict[str, Any]], sent: Sequence[dict[str, Any]]) -> int:
+    """How many stored messages a branching request keeps: up to the first one it changed or left out."""
+    for index, message in enumerate(kept):
+        if index >= len(sent) or sent[index] != message:
+            return index
+    return len(kept)
+
+
+
+def tail_history(input_data: RunAgentInput, window: int) -> list[Any]:
+    """The Strands history of ``input_data`` as a sliding window of ``window`` messages leaves it, built from the
+    thread's tail only: from a user message that follows an assistant message without tool calls (where the
+    conversion of the whole thread neither merges nor answers across), the last such boundary that leaves more
+    than ``window + 2`` Strands messages (three tries, then the whole thread). The window is then applied to it
+    as to the whole (``ServerThread.window``): it trims from the end, so the result is the same."""
+    messages = input_data.messages
+    prompt = 1 if messages and isinstance(messages[-1], UserMessage) else 0
+    needed, tries = window + 2, 3
+    for start in range(len(messages) - prompt - 1, 0, -1):
+        if len(messages) - prompt - start < 2 * needed:
+            continue  # too short for the window yet (the conversion merges a turn's messages)
+        before, first = messages[start - 1], messages[start]
+        if isinstance(first, UserMessage) and isinstance(before, AssistantMessage) and not before.tool_calls:
+            tail = conversation(input_data.model_copy(update={"messages": messages[start:]})).history
+            tries -= 1
+            if len(tail) > needed:
+                return tail
+            if not tries:
+                break
+    return conversation(input_data).history
+
+
+class ServerThread:
+    """One run's view of its server-side thread: the merged input before, the thread kept after (before the
+    terminal event, as a pause is). Inert when ``threads`` is None (threads off). ``stack`` holds the thread for
+    the run (``Threads.hold``; None: not held, for callers that never run two at once)."""
+
+    def __init__(self, threads: Threads | None, input_data: RunAgentInput, principal: str | None,
+                 stack: contextlib.ExitStack | None = None) -> None:
+        self.threads = threads
+        self.sent = input_data
+        self.principal = principal
+        self.input = input_data
+        self.stack = stack
+        self.stored: StoredThread | None = None
+        self.messages: list[dict[str, Any]] = []  # the run's input messages as JSON
+        self.sent_json: list[dict[str, Any]] = []  # the client's messages as JSON (dumped once)
+        self.reused = 0  # how many of them are the stored ones, unchanged
+        self.same = True  # the run's messages are the ones the client sent (or holds, by its marker)
+        self.held = contextlib.ExitStack()  # the thread's hold
+        self.agent: Agent | None = None  # the run's agent, once built (``window``)
+        self.history: list[Any] = []  # its history's Strands messages, the thread's whole (before ``window``)
+        self.summary: dict[str, Any] | None = None  # the kept summary this run started from
+        self.trace: dict[str, str] | None = None  # the run's span (when traced), for feedback on its messages
+
+    def open(self) -> RunAgentInput:
+        """The run's input (stored history first); raises ``RunRefused("SESSION_ERROR")`` when the store fails,
+        ``RunRefused("THREAD_BUSY")`` while another run is on the thread."""
+        if self.threads is not None:
+            self.trace = current_trace(self.sent.run_id)
+            with store_errors():
+                if self.stack is not None:  # released once kept (in keep's thread), else with the run
+                    self.stack.callback(self.held.close)
+                    self.held.enter_context(self.threads.hold(self.sent.thread_id, self.principal))
+                self.stored = self.threads.load(self.sent.thread_id, self.principal)
+                models = _models(self.threads, self.stored)
+                self.sent_json = [as_json(m) for m in self.sent.messages]  # once per run
+                self.input, self.messages, self.reused = _merged(self.stored, self.sent, models, self.sent_json)
+                self.same = self._client_holds()
+        return self.input
+
+    def _client_holds(self) -> bool:
+        """Whether the client already holds the run's messages: it sent them all, or it sent its new ones with a
+        marker (``forwardedProps.strandsAgui.holds``) naming the stored thread's end, and none it sent differs
+        from the stored one."""
+        try:
+            marker = held_marker(self.sent)
+        except ValueError:
+            marker = None  # refused before the run by the endpoint; a library caller gets the full snapshot
+        stored = self.stored.messages if self.stored is not None else []
+        if marker is not None and self.sent.parent_run_id is None:
+            last = stored[-1].get("id") if stored else None
+            if marker != (last, len(stored)) or self.reused != len(stored):
+                return False
+            index = {m.get("id"): i for i, m in enumerate(stored)} if self.sent.messages else {}
+            for message in self.sent.messages:
+                i = index.get(message.id)
+                if i is not None and as_json(message) != stored[i]:
+                    return False
+            return True
+        return self.messages == self.sent_json
+
+    def history_for(self, manager: Any) -> Callable[[RunAgentInput], list[Any]] | None:
+        """How the run's Strands history is built: for a template whose manager is exactly Strands'
+        ``SlidingWindowConversationManager`` (trimming at the start of each call: ``per_turn`` off), and no kept
+        summary, only the thread's tail that the window can keep (``tail_history``); else the whole (None)."""
+        if type(manager) is not SlidingWindowConversationManager or manager.per_turn is not False or \
+                (self.stored is not None and self.stored.conversation):
+            return None
+        size = int(manager.window_size)
+        return lambda input_data: tail_history(input_data, size)
+
+    def window(self, agent: Agent) -> None:
+        """The run's agent, built with the thread's whole history, given what its conversation manager keeps: the
+        summary a run of this thread made (``SummarizingConversationManager``: kept with the thread, it replaces
+        the messages it summarized, as Strands' own session restores it), then the manager's window
+        (``apply_management``: a ``SlidingWindowConversationManager`` trims to its ``window_size``, as Strands
+        does between a long-lived agent's calls). The model is sent that; the thread keeps every message."""
+        self.agent = agent
+        history = self.history = list(agent.messages)
+        kept = self.stored.conversation if self.stored is not None else None
+        manager = agent.conversation_manager
+        try:
+            if kept and self.reused >= kept["messages"] and kept["strands"] <= len(history):
+                prefix = manager.restore_from_session(kept["state"]) or []
+                agent.messages[:] = [*prefix, *history[kept["strands"]:]]
+                self.summary = kept
+            manager.apply_management(agent)
+        except Exception:  # noqa: BLE001 - the run goes on with the whole history (Strands reduces on overflow)
+            logger.warning("the conversation manager could not window the thread's history", exc_info=True)
+            agent.messages[:] = history
+
+    def _conversation(self) -> dict[str, Any] | None:
+        """The summary to keep with the thread after the run: the manager's state when it holds a summary,
+        with which of the history's Strands messages it replaces (``strands``) and how many of the thread's
+        messages must stay unchanged for that to hold (``messages``); the one kept before when the run made
+        none; None when the run's summary cannot be placed in the history (all of it summarized)."""
+        agent = self.agent
+        if agent is None:  # a resume: its agent comes from the pause, the thread's summary stays as it was
+            return self.stored.conversation if self.stored is not None else None
+        try:
+            state = agent.conversation_manager.get_state()
+        except Exception:  # noqa: BLE001 - a manager without state keeps nothing
+            return None
+        summary = state.get("summary_message") if isinstance(state, dict) else None
+        if summary is None:
+            return None
+        if self.summary is not None and summary == self.summary["state"].get("summary_message"):
+            return self.summary
+        index = {id(m): i for i, m in enumerate(self.history)}
+        start = next((index[id(m)] for m in agent.messages if id(m) in index), None)
+        if start is None:
+            return None
+        try:
+            json.dumps(state)
+        except (TypeError, ValueError):
+            return None
+        return {"state": state, "strands": start, "messages": len(self.input.messages)}
+
+    def announce(self) -> list[BaseEvent]:
+        """``MESSAGES_SNAPSHOT``s when the run's messages are not the ones the client holds (a resume starts with
+        one anyway). A client keeps a snapshot's messages it holds where they are, drops the others it holds and
+        appends the rest (``@ag-ui/client``), so when one snapshot would leave the client's order, a first one of
+        the messages before the first the client holds comes first: after it, the second appends in order."""
+        if self.input.resume or self.same:
+            return []
+        messages = list(self.input.messages)
+        held = {m.id for m in self.sent.messages}
+        ids = [m.id for m in messages]
+        once = [i for i in (m.id for m in self.sent.messages) if i in ids] + [i for i in ids if i not in held]
+        if once == ids:
+            return [MessagesSnapshotEvent(messages=messages)]
+        first = next(i for i, m in enumerate(messages) if m.id in held)
+        return [MessagesSnapshotEvent(messages=messages[:first]), MessagesSnapshotEvent(messages=messages)]
+
+    def keep(self, translator: Translator) -> RunFailure | None:
+        """Store what the client holds after the run: messages, state, pending interrupts. Only what the run
+        changed is written (``Threads.keep``); the stored messages the run kept are not converted again."""
+        if self.threads is None:
+            return None
+        messages = self._held(translator.client.snapshot())
+        before = {m.id for m in self.input.messages}
+        traces = {m["id"]: self.trace for m in messages if m.get("id") not in before} if self.trace else {}
+        thread = StoredThread(self.sent.thread_id, self.principal, messages, translator.shared_state,
+                              [as_json(i) for i in translator.interrupts.pending()], traces=traces)
+        thread.conversation = self._conversation()
+        try:
+            self.threads.keep(thread, self.stored if self.stored is not None else False)
+        except (OSError, SessionException) as exc:
+            return RunFailure("SESSION_ERROR", f"{type(exc).__name__}: {exc}")
+        finally:
+            self.held.close()  # before the terminal event: the client's next run finds the thread free
+        return None
+
+    def _held(self, snapshot: Sequence[Any]) -> list[dict[str, Any]]:
+        """The snapshot as JSON: a message that is one of the run's input messages, unchanged (the same object),
+        is its JSON already made (the stored dict itself for a stored one), the others are converted."""
+        inputs = {id(m): i for i, m in enumerate(self.input.messages)}
+        out = []
+        for message in snapshot:
+            i = inputs.get(id(message))
+            out.append(self.messages[i] if i is not None and i < len(self.messages) else as_json(message))
+        return out
+
+
+def _models(threads: Threads, stored: StoredThread | None) -> list[Any] | None:
+    """The stored messages as validated AG-UI models: a message whose dict this process validated for the
+    thread's previous run (the same object: the cache of ``Threads`` keeps the dicts a run kept) is not validated
+    again, so a run validates only what the previous one added (None: nothing stored)."""
+    if stored is None or not stored.messages:
+        return None
+    key = (id(threads.store), owner_of(stored.principal), session_id(stored.thread_id, stored.principal))
+    with _MODELS_LOCK:
+        dicts, models = _MODELS.get(key, ([], []))
+    reused = 0
+    for was, now in zip(dicts, stored.messages, strict=False):
+        if was is not now:
+            break
+        reused += 1
+    out = [*models[:reused], *_validated(stored.messages[reused:])]
+    with _MODELS_LOCK:
+        _MODELS[key] = (list(stored.messages), out)
+        _MODELS.move_to_end(key)
+        while len(_MODELS) > CACHED_THREADS:
+            _MODELS.popitem(last=False)
+    return out
+
+
+_MODELS: OrderedDict[tuple[int, str, str], tuple[list[dict[str, Any]], list[Any]]] = OrderedDict()
+_MODELS_LOCK = threading.Lock()
+
+
+def current_trace(run_id: str) -> dict[str, str] | None:
+    """The current OpenTelemetry span (the served run's, when tracing is on) as ``{runId, traceId, spanId}``."""
+    from opentelemetry import trace  # Strands' own dependency
+
+    context = trace.get_current_span().get_span_context()
+    if not context.is_valid:
+        return None
+    return {"runId": run_id, "traceId": format(context.trace_id, "032x"), "spanId": format(context.span_id, "016x")}
