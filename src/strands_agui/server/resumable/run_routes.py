@@ -45,7 +45,7 @@ from ..request.principals import principal_of
 from ..request.validation import MAX_ID, check_id
 from ..transport.driver import TERMINAL, Encode, finish
 from ..transport.proto import length_prefixed
-from ..transport.streaming import FRAMINGS, PROTO, Framing, RunStream, encode_event
+from ..transport.streaming import FRAMINGS, PROTO, Framing, Observer, RunStream, encode_event
 from ..transport.versions import rewrite_for
 from .event_store import (
     DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
@@ -177,6 +177,7 @@ class RunTap:
         self.seq = 0
         self.current: tuple[BaseEvent, str] | None = None  # the event just yielded and its JSON
         self.rewrite: Callable[[BaseEvent], BaseEvent] = lambda event: event
+        self.observation: Observer | None = None  # stamps RUN_STARTED before it is stored (tracing on)
 
     async def events(self, run: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
         """The run's events, each stored before it is yielded; a terminal one always ends the log."""
@@ -215,8 +216,8 @@ class RunTap:
         """Store ``event`` as it is (1.0: each reader gets it rewritten for its own generation) and keep the
         JSON this run's own client gets (the same text unless ``rewrite`` changes the event)."""
         try:
-            if (observation := getattr(self, "observation", None)) is not None:
-                observation.stamp(event)  # RUN_STARTED with the run's trace ids, stored so (tracing on)
+            if self.observation is not None:
+                self.observation.stamp(event)  # RUN_STARTED with the run's trace ids, stored so (tracing on)
             data = encode_event(event)
             shown = self.rewrite(event)
             sent = data if shown is event else encode_event(shown)
