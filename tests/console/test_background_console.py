@@ -26,6 +26,22 @@ def test_the_task_card_updates_until_it_holds_the_report(page: Any, examples: Li
     expect(page.locator('[data-role="assistant"]').last).to_contain_text("The report is ready")
 
 
+def test_a_stopped_run_shows_its_task_cancelled(page: Any, examples: LiveServer,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: Stop while the report is being written: the server cancels the task, and its card says so."""
+    monkeypatch.setenv("STRANDS_AGUI_REPORT_SECONDS", "30")  # read by the tool when it runs
+    open_example(page, examples, "/background_agents")
+    send(page, "Write a report on sales")
+    card = page.locator('[data-role="activity"]')
+    expect(card).to_have_count(1)
+    expect(page.locator("#stop")).to_be_enabled()
+    page.click("#stop")
+    wait_idle(page)
+    expect(card).to_contain_text("status: cancelled")
+    expect(card).to_have_attribute("data-status", "cancelled")
+    expect(card).not_to_contain_text("Report on sales")
+
+
 def test_a_confirm_is_the_approval_card(page: Any, examples: LiveServer) -> None:
     open_example(page, examples, "/background_agents")
     send(page, "Book me a flight to Porto")

@@ -75,3 +75,69 @@ async def test_a_cancelled_run_cancels_its_open_tasks() -> None:
     assert task["content"]["toolName"] == "long_report"
     await asyncio.sleep(0.8)
     assert finished == [], "the task was cancelled with its run"
+
+
+def _slow_report_agent(seconds: float, script: list[Any], **background: Any) -> Any:
+    import asyncio
+
+    from strands import Agent, tool
+
+    from strands_agui.tooling.scripted import ScriptedModel
+
+    @tool
+    async def long_report(topic: str) -> str:
+        """A report that takes long."""
+        await asyncio.sleep(seconds)
+        return f"Report on {topic}: all fine."
+
+    return Agent(model=ScriptedModel(script), tools=[long_report], callback_handler=None,
+                 background_tasks={"always": ["long_report"], **background})
+
+
+def _card(report: dict[str, Any]) -> dict[str, Any]:
+    [task] = activities(report)
+    return task["content"]
+
+
+async def test_a_cancelled_run_shows_its_task_cancelled_on_both_clients() -> None:
+    """Issue 29: the task card ends ``cancelled`` (its last activity event before the terminal one says so)."""
+    from strands_agui import StrandsAgent
+    from strands_agui.tooling.scripted import Cancel, Text, ToolUse
+    from tests.support.scenarios import run_input
+
+    agent = _slow_report_agent(5, [[ToolUse("long_report", {"topic": "x"}, tool_use_id="tool-long")],
+                                   [Text("Working on it"), Cancel()]])
+    raw = [e async for e in StrandsAgent(agent).run(run_input("go"))]
+    events = dump_events(raw)
+    assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"] == {"type": "cancelled"}
+    last = [e for e in events if e["type"].startswith("ACTIVITY")][-1]
+    assert last["type"] == "ACTIVITY_DELTA" and {"op": "replace", "path": "/status", "value": "cancelled"} in last[
+        "patch"]
+    for report in (assert_valid_stream(events), check_official_client([legacy_event(e) for e in raw],
+                                                                       client=LEGACY)):
+        assert _card(report)["status"] == "cancelled"
+
+
+async def test_a_cancel_by_id_shows_the_task_cancelled() -> None:
+    """The run's cancel route (its cancel flag) halts the run while the task works: the card says ``cancelled``."""
+    import asyncio
+    import threading
+
+    from strands_agui import StrandsAgent
+    from strands_agui.tooling.scripted import Text, ToolUse
+    from tests.support.scenarios import run_input
+
+    agent = _slow_report_agent(5, [[ToolUse("long_report", {"topic": "x"}, tool_use_id="tool-long")],
+                                   [Text("Working on it, a long answer " * 3, chunks=30)]])
+    cancel = threading.Event()
+    events = []
+    async for event in StrandsAgent(agent).run(run_input("go"), cancel=cancel):
+        events.append(event)
+        if type(event).__name__ == "ActivitySnapshotEvent":
+            cancel.set()
+            await asyncio.sleep(0)
+    wire = dump_events(events)
+    assert wire[-1]["outcome"] == {"type": "cancelled"}
+    for report in (assert_valid_stream(wire), check_official_client([legacy_event(e) for e in events],
+                                                                    client=LEGACY)):
+        assert _card(report)["status"] == "cancelled"
