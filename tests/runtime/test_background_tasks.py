@@ -7,11 +7,16 @@ the official clients 1.0 and 0.0.59."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import pytest
+from ag_ui.core import RunAgentInput
+
+from strands_agui import StrandsAgent
 from strands_agui.server.transport.versions import legacy_event
 from strands_agui.tooling.testing import dump_events
-from tests.oracles import LEGACY, assert_valid_stream, check_official_client
+from tests.oracles import CURRENT, LEGACY, assert_valid_stream, check_official_client
 from tests.support.replays import replayed
 
 
@@ -141,3 +146,99 @@ async def test_a_cancel_by_id_shows_the_task_cancelled() -> None:
     for report in (assert_valid_stream(wire), check_official_client([legacy_event(e) for e in events],
                                                                     client=LEGACY)):
         assert _card(report)["status"] == "cancelled"
+
+
+def _reader(messages: list[Any]) -> Any:
+    """The scripted model: a report asked for starts ``long_report``; a delivered task result (Strands' synthetic
+    ``strands_manage_background_task`` call, answered) is read back to the user; else a short line."""
+    from strands_agui.tooling.scripted import Text, ToolUse
+
+    last = messages[-1]
+    for block in last.get("content") or ():
+        result = block.get("toolResult")
+        if result is None:
+            continue
+        texts = [b["text"] for b in result.get("content") or () if "text" in b]
+        meta = next((b["json"] for b in result.get("content") or () if "json" in b), None)
+        if meta is None:
+            return [Text("It is being written.")]  # the dispatch's answer
+        if texts:
+            return [Text(f"Your report came in: {texts[0]}")]
+        return [Text(f"The report was {meta.get('status')}.")]
+    words = " ".join(b.get("text", "") for b in last.get("content") or ())
+    if "report" in words:
+        return [ToolUse("long_report", {"topic": "sales"}, tool_use_id="tool-report")]
+    return [Text("Nothing new.")]
+
+
+@pytest.mark.parametrize("client", [CURRENT, LEGACY])
+async def test_a_task_outliving_its_run_reaches_the_next_run_of_the_thread(client: str) -> None:
+    """Issue 29: ``wait_for_completion=False``: run 1 ends while the task works; the task finishes; run 2 of the
+    same thread delivers it: the client holds the same card, ``completed`` with the report, and the model read
+    the result as Strands delivers it (the answer quotes it)."""
+    agent = StrandsAgent(_slow_report_agent(0.4, _reader, wait_for_completion=False))  # type: ignore[arg-type]
+    thread = f"thread-bg-{client}"
+
+    def wire(events: list[Any]) -> list[Any]:
+        return events if client == CURRENT else [legacy_event(e) for e in events]
+
+    first = [{"id": "u-1", "role": "user", "content": "Write a report please"}]
+    run1 = [e async for e in agent.run(_input(thread, "run-1", first))]
+    assert dump_events(run1)[-1]["outcome"] == {"type": "success"}
+    assert_valid_stream(dump_events(run1))
+    held = check_official_client(wire(run1), client=client)
+    assert _card(held)["status"] in ("queued", "working"), "run 1 ended while the task works"
+    await asyncio.sleep(0.8)  # the task finishes after its run ended
+
+    history = [*held["messages"], {"id": "u-2", "role": "user", "content": "Any news?"}]
+    run2 = [e async for e in agent.run(_input(thread, "run-2", history))]
+    events = dump_events(run2)
+    assert not [e for e in events if e["type"] == "ACTIVITY_SNAPSHOT"], "the card the client holds, not a new one"
+    assert_valid_stream(events, input={"messages": history})
+    report = check_official_client(wire(run2), client=client, input={"messages": history})
+    card = _card(report)
+    assert card["status"] == "completed" and card["result"] == "Report on sales: all fine."
+    answers = [m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content")]
+    assert answers[-1] == "Your report came in: Report on sales: all fine."
+
+    third = [*report["messages"], {"id": "u-3", "role": "user", "content": "And now?"}]
+    run3 = dump_events([e async for e in agent.run(_input(thread, "run-3", third))])
+    assert not [e for e in run3 if e["type"].startswith("ACTIVITY")], "delivered once"
+
+
+def _input(thread: str, run_id: str, messages: list[dict[str, Any]]) -> RunAgentInput:
+    return RunAgentInput.model_validate({"threadId": thread, "runId": run_id, "messages": messages, "state": {},
+                                         "tools": [], "context": [], "forwardedProps": {}})
+
+
+def test_the_cancel_route_after_run_finished_cancels_the_task_that_outlived_the_run() -> None:
+    """Issue 29: ``POST .../runs/{runId}/cancel`` after the run's RUN_FINISHED cancels its task still working
+    (202, where it was 409); the thread's next run shows the card ``cancelled`` and the model reads it."""
+    import httpx
+
+    from strands_agui.server.app import create_strands_app
+    from tests.support.live import LiveServer
+    from tests.support.wire import sse_events
+
+    agent = StrandsAgent(_slow_report_agent(30, _reader, wait_for_completion=False))  # type: ignore[arg-type]
+    first = [{"id": "u-1", "role": "user", "content": "Write a report please"}]
+    with LiveServer(create_strands_app(agent, resumable=True)) as server:
+        def post(run_id: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            body = _input("thread-cancel", run_id, messages).model_dump(by_alias=True, mode="json")
+            response = httpx.post(server.url + "/", json=body, headers={"Accept": "text/event-stream"}, timeout=30)
+            return sse_events(response.text)
+
+        run1 = post("run-c1", first)
+        assert run1[-1]["type"] == "RUN_FINISHED" and run1[-1]["outcome"] == {"type": "success"}
+        held = assert_valid_stream(run1)
+        assert _card(held)["status"] in ("queued", "working")
+        answer = httpx.post(server.url + "/runs/run-c1/cancel", timeout=10)
+        assert answer.status_code == 202, answer.text
+        again_unknown = httpx.post(server.url + "/runs/run-nope/cancel", timeout=10)
+        history = [*held["messages"], {"id": "u-2", "role": "user", "content": "Any news?"}]
+        run2 = post("run-c2", history)
+    assert again_unknown.status_code == 404
+    report = assert_valid_stream(run2, input={"messages": history})
+    assert _card(report)["status"] == "cancelled"
+    answers = [m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content")]
+    assert answers[-1] == "The report was cancelled."

@@ -39,7 +39,7 @@ from .pause import ThreadPause
 from .ran_inputs import RanInputs
 from .run_thread import ServerThread
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
-from .sessions import SessionStore
+from .sessions import SessionStore, session_id
 from .stores import default_store
 from .thread_store import Threads
 
@@ -161,7 +161,9 @@ class StrandsAgent:
             ran.install(agent)
             stream = ran.annotate(agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel)))
             if agent._background_tasks is not None:  # its tasks as activity (runtime/background_watch.py)
-                stream = BackgroundWatch(agent).annotate(stream)
+                run = planned.input  # a task outliving the run waits for the thread's next run (same principal)
+                stream = BackgroundWatch(agent, session_id(run.thread_id, pause.principal), run.run_id,
+                                         pause.principal).annotate(stream)
         else:  # a Swarm or Graph: its nodes carry their own limits
             stream = agent.stream_async(strands_prompt, invocation_state=state)
         stop = getattr(agent, "cancel", None)  # a Swarm or Graph never halts: its nodes have no frontend tools
