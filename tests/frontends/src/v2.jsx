@@ -77,6 +77,7 @@ function Hooks({ agent, setBackground }) {
     case "agentic_generative_ui":
       return <SharedState agent={agent}>{(state) => <PlanView steps={state.steps} />}</SharedState>;
     case "human_in_the_loop": return <Approval agent={agent} />;
+    case "background_agents": return <Approval agent={agent} />;  // a Confirm intervention, the vended hitl
     default: return DOJO_PAGES.has(agent) ? <DojoHooks agent={agent} setBackground={setBackground} /> : null;
   }
 }
