@@ -171,13 +171,19 @@ def _reader(messages: list[Any]) -> Any:
     return [Text("Nothing new.")]
 
 
-@pytest.mark.parametrize("client", [CURRENT, LEGACY])
-async def test_a_task_outliving_its_run_reaches_the_next_run_of_the_thread(client: str) -> None:
+def sent(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What ``HttpAgent`` sends of the messages it holds (``prepareRunAgentInput``, 1.0 and 0.0.59): no activity."""
+    return [m for m in messages if m["role"] != "activity"]
+
+
+@pytest.mark.parametrize(("client", "cards_sent"), [(CURRENT, False), (LEGACY, False), (CURRENT, True)])
+async def test_a_task_outliving_its_run_reaches_the_next_run_of_the_thread(client: str, cards_sent: bool) -> None:
     """Issue 29: ``wait_for_completion=False``: run 1 ends while the task works; the task finishes; run 2 of the
-    same thread delivers it: the client holds the same card, ``completed`` with the report, and the model read
-    the result as Strands delivers it (the answer quotes it)."""
+    same thread delivers it: the client holds the same card (one card), ``completed`` with the report, and the
+    model read the result as Strands delivers it (the answer quotes it). The official clients never send the card
+    back; a client that does (``cards_sent``) gets the same."""
     agent = StrandsAgent(_slow_report_agent(0.4, _reader, wait_for_completion=False))  # type: ignore[arg-type]
-    thread = f"thread-bg-{client}"
+    thread = f"thread-bg-{client}-{cards_sent}"
 
     def wire(events: list[Any]) -> list[Any]:
         return events if client == CURRENT else [legacy_event(e) for e in events]
@@ -187,21 +193,24 @@ async def test_a_task_outliving_its_run_reaches_the_next_run_of_the_thread(clien
     assert dump_events(run1)[-1]["outcome"] == {"type": "success"}
     assert_valid_stream(dump_events(run1))
     held = check_official_client(wire(run1), client=client)
-    assert _card(held)["status"] in ("queued", "working"), "run 1 ended while the task works"
+    [card1] = activities(held)
+    assert card1["content"]["status"] in ("queued", "working"), "run 1 ended while the task works"
     await asyncio.sleep(0.8)  # the task finishes after its run ended
 
-    history = [*held["messages"], {"id": "u-2", "role": "user", "content": "Any news?"}]
+    holds = [*held["messages"], {"id": "u-2", "role": "user", "content": "Any news?"}]
+    history = holds if cards_sent else sent(holds)
     run2 = [e async for e in agent.run(_input(thread, "run-2", history))]
     events = dump_events(run2)
-    assert not [e for e in events if e["type"] == "ACTIVITY_SNAPSHOT"], "the card the client holds, not a new one"
-    assert_valid_stream(events, input={"messages": history})
-    report = check_official_client(wire(run2), client=client, input={"messages": history})
-    card = _card(report)
-    assert card["status"] == "completed" and card["result"] == "Report on sales: all fine."
+    assert {e["messageId"] for e in events if e["type"].startswith("ACTIVITY")} == {card1["id"]}, "the same card"
+    assert_valid_stream(events, input={"messages": holds})
+    report = check_official_client(wire(run2), client=client, input={"messages": holds})
+    [card] = activities(report)
+    assert card["id"] == card1["id"] and card["content"]["toolCallId"] == card1["content"]["toolCallId"]
+    assert card["content"]["status"] == "completed" and card["content"]["result"] == "Report on sales: all fine."
     answers = [m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content")]
     assert answers[-1] == "Your report came in: Report on sales: all fine."
 
-    third = [*report["messages"], {"id": "u-3", "role": "user", "content": "And now?"}]
+    third = [*sent(report["messages"]), {"id": "u-3", "role": "user", "content": "And now?"}]
     run3 = dump_events([e async for e in agent.run(_input(thread, "run-3", third))])
     assert not [e for e in run3 if e["type"].startswith("ACTIVITY")], "delivered once"
 
@@ -235,10 +244,10 @@ def test_the_cancel_route_after_run_finished_cancels_the_task_that_outlived_the_
         answer = httpx.post(server.url + "/runs/run-c1/cancel", timeout=10)
         assert answer.status_code == 202, answer.text
         again_unknown = httpx.post(server.url + "/runs/run-nope/cancel", timeout=10)
-        history = [*held["messages"], {"id": "u-2", "role": "user", "content": "Any news?"}]
-        run2 = post("run-c2", history)
+        holds = [*held["messages"], {"id": "u-2", "role": "user", "content": "Any news?"}]
+        run2 = post("run-c2", sent(holds))
     assert again_unknown.status_code == 404
-    report = assert_valid_stream(run2, input={"messages": history})
+    report = assert_valid_stream(run2, input={"messages": holds})
     assert _card(report)["status"] == "cancelled"
     answers = [m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content")]
     assert answers[-1] == "The report was cancelled."

@@ -40,7 +40,10 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ag_ui.core import ActivitySnapshotEvent
 from strands import Agent
+
+from ..core.handlers.background import ACTIVITY
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +60,7 @@ class Held:
     plugin: Any
     run_id: str
     principal: str | None
+    cards: Mapping[str, Mapping[str, str]]  # task id -> {messageId, toolCallId}: the card the run showed it on
     since: float = field(default_factory=time.monotonic)
 
     def tasks(self) -> list[Mapping[str, Any]]:
@@ -129,10 +133,11 @@ DETACHED = Detached()  # this process's
 class BackgroundWatch:
     """One run's view of its agent's background tasks."""
 
-    def __init__(self, agent: Agent, thread: str | None = None, run_id: str = "",
-                 principal: str | None = None) -> None:
+    def __init__(self, agent: Agent, thread: str | None = None, run_id: str = "", principal: str | None = None,
+                 cards: Mapping[str, Mapping[str, str]] | None = None) -> None:
         self.agent = agent
         self.thread, self.run_id, self.principal = thread, run_id, principal  # thread: its session id
+        self.cards = {} if cards is None else cards  # filled as the run's task cards go out (note_card)
         self.seen: dict[str, dict[str, Any]] = {}
         self.cancelled = False  # Strands' result said the run was cancelled
 
@@ -190,7 +195,11 @@ class BackgroundWatch:
         if plugin is None or self.thread is None or self.cancelled or self.agent.cancel_signal.is_set():
             return
         if plugin._task_snapshots():
-            DETACHED.hold(self.thread, Held(plugin, self.run_id, self.principal))
+            DETACHED.hold(self.thread, Held(plugin, self.run_id, self.principal, self.cards))
+
+    def task_cards(self) -> dict[str, dict[str, str]]:
+        """The cards earlier runs of the thread showed their held tasks on (the run's ``task_cards`` fact)."""
+        return {task_id: dict(card) for held in self._held() for task_id, card in held.cards.items()}
 
     @staticmethod
     async def _expire() -> None:
@@ -247,6 +256,15 @@ class BackgroundWatch:
                     view["result"] = text
                 return view
         return None
+
+
+def note_card(cards: dict[str, dict[str, str]], event: Any) -> None:
+    """Remember the card (activity message) a task of the run is shown on, from the run's own events: a task that
+    outlives the run is shown on the same card by the thread's next run."""
+    if isinstance(event, ActivitySnapshotEvent) and event.activity_type == ACTIVITY \
+            and isinstance(event.content, Mapping) and "taskId" in event.content:
+        cards.setdefault(str(event.content["taskId"]), {"messageId": event.message_id,
+                                                        "toolCallId": str(event.content.get("toolCallId"))})
 
 
 def _view(task: Mapping[str, Any]) -> dict[str, Any]:

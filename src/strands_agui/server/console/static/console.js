@@ -19,9 +19,6 @@ import { fetchExamples, streamRun } from "./transport.js";
 import { el, renderConversation, setText } from "./views.js";
 
 const $ = (id) => document.getElementById(id);
-// What a run's input carries: no activity message but background task cards (a task that outlived its run is
-// delivered by the thread's next run onto the card it finds there, docs/events.md), as @ag-ui/client sends them.
-const sent = (m) => m.role !== "activity" || m.activityType === "background_task";
 const MAX_FOLLOW_UPS = 5;
 const INSPECT = { strandsAgui: { inspect: true } };  // ask for the trace and the log (the server may ignore it)
 
@@ -164,7 +161,7 @@ class ConsoleApp {
   // One request; true when it ended with RUN_FINISHED.
   async runOnce(example, t, { label, resume, parentRunId }) {
     const input = {
-      threadId: t.threadId, runId: uid(), messages: clone(t.messages.filter(sent)),
+      threadId: t.threadId, runId: uid(), messages: clone(t.messages.filter((m) => m.role !== "activity")),
       state: clone(t.state), tools: example.frontendTools || [], context: [], forwardedProps: INSPECT,
       protocolVersion: "1.0", // the console reads the AG-UI 1.0 stream (docs/protocol-versions.md)
     };
