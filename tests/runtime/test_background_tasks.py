@@ -251,3 +251,40 @@ def test_the_cancel_route_after_run_finished_cancels_the_task_that_outlived_the_
     assert _card(report)["status"] == "cancelled"
     answers = [m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content")]
     assert answers[-1] == "The report was cancelled."
+
+
+async def test_held_tasks_are_the_threads_principals_and_expire(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A task that outlived its run is only another run of the same thread *and principal*'s; nobody collecting
+    it within ``HOLD_SECONDS`` cancels it (the next run with background tasks in the process sweeps)."""
+    from strands import Agent, tool
+
+    from strands_agui.runtime import background_watch
+    from strands_agui.runtime.sessions import session_id
+    from strands_agui.tooling.scripted import ScriptedModel
+
+    log: list[str] = []
+
+    @tool
+    async def long_report(topic: str) -> str:
+        """A report that takes long."""
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            log.append("cancelled")
+            raise
+        return "done"
+
+    agent = StrandsAgent(Agent(model=ScriptedModel(_reader), tools=[long_report], callback_handler=None,
+                               background_tasks={"always": ["long_report"], "wait_for_completion": False}))
+    first = [{"id": "u-1", "role": "user", "content": "Write a report please"}]
+    [e async for e in agent.run(_input("thread-held", "run-h1", first), principal="alice")]
+    assert background_watch.DETACHED.held(session_id("thread-held", "alice"))
+    other = [{"id": "u-9", "role": "user", "content": "Any news?"}]
+    bob = dump_events([e async for e in agent.run(_input("thread-held", "run-h2", other), principal="bob")])
+    assert not [e for e in bob if e["type"].startswith("ACTIVITY")], "alice's task is not bob's"
+
+    monkeypatch.setattr(background_watch, "HOLD_SECONDS", 0.0)
+    [e async for e in agent.run(_input("thread-other", "run-h3", other))]
+    await asyncio.sleep(0.2)
+    assert log == ["cancelled"]
+    assert not background_watch.DETACHED.held(session_id("thread-held", "alice"))

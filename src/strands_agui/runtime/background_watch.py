@@ -95,7 +95,7 @@ class Detached:
             self._by_thread.setdefault(thread, []).append(held)
 
     def held(self, thread: str) -> list[Held]:
-        """The thread's held runs, those older than ``HOLD_SECONDS`` dropped (their tasks cancelled: ``expired``)."""
+        """The thread's held runs (those older than ``HOLD_SECONDS`` are swept by :meth:`expired`)."""
         with self._lock:
             return list(self._by_thread.get(thread, ()))
 
