@@ -16,6 +16,10 @@ Scripted scenario (no ``STRANDS_AGUI_MODEL``):
 - any other user message -> ``book_flight`` to the city named after "to" (default Lisbon);
 - a background task's delivered result, or a booking's outcome -> a sentence about it.
 
+``STRANDS_AGUI_REPORT_LATER=1`` builds the agent with ``wait_for_completion: False``: the run ends while the report
+is written, and the thread's next message delivers it onto the same card (docs/events.md, "Background tasks
+outliving their run"). ``STRANDS_AGUI_REPORT_SECONDS`` (default 1.5) is how long a report takes.
+
 Run: ``python -m strands_agui.examples.background_agents`` (port from ``PORT``, default 8000).
 """
 
@@ -33,6 +37,7 @@ from strands.types.content import Messages
 from strands.vended_interventions.hitl import HumanInTheLoop
 
 from strands_agui import StrandsAgent
+from strands_agui.environment import env_flag
 from strands_agui.examples._common import call, serve, tool_outcomes, user_text
 from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.models import model_from_env
@@ -125,12 +130,14 @@ def scenario(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
+    env = os.environ if env is None else env
+    later = env_flag("STRANDS_AGUI_REPORT_LATER", env.get("STRANDS_AGUI_REPORT_LATER"))
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
+        model=model_from_env(scenario, env=env),
         tools=[write_report, book_flight, cancel_flight],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,
-        background_tasks={"always": ["write_report"]},
+        background_tasks={"always": ["write_report"], "wait_for_completion": not later},
         interventions=[ConfirmBookings(),
                        HumanInTheLoop(allowed_tools=["write_report", "book_flight", "strands_manage_background_task"])],
     )
