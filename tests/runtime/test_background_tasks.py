@@ -288,3 +288,71 @@ async def test_held_tasks_are_the_threads_principals_and_expire(monkeypatch: pyt
     await asyncio.sleep(0.2)
     assert log == ["cancelled"]
     assert not background_watch.DETACHED.held(session_id("thread-held", "alice"))
+
+
+@pytest.mark.parametrize("done_before_resume", [True, False])
+async def test_a_task_working_across_a_pause_is_delivered_completed_on_resume(tmp_path: Any,
+                                                                              done_before_resume: bool) -> None:
+    """A run that pauses (a ``Confirm``) while its report works: the resume's agent is restored from the session,
+    where Strands marks an unsettled task ``failed`` ("cannot resume after restoring persisted state"); the task
+    is in fact still the paused run's, held, and the resume delivers it ``completed``: once, on the same card."""
+    from strands import Agent, tool
+    from strands.interventions import Confirm, InterventionHandler, Proceed
+
+    from strands_agui import FileSessions
+    from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
+
+    class ConfirmBooking(InterventionHandler):
+        name = "confirm-booking"
+
+        def before_tool_call(self, event: Any, **kwargs: Any) -> Any:
+            return Confirm(prompt="Book it?") if event.tool_use["name"] == "book" else Proceed()
+
+    @tool
+    async def long_report(topic: str) -> str:
+        """A report that takes a moment."""
+        await asyncio.sleep(0.4 if done_before_resume else 1.0)
+        return f"Report on {topic}: all fine."
+
+    @tool
+    def book(city: str) -> str:
+        """Book a flight."""
+        return f"booked {city}"
+
+    seen: list[str] = []
+
+    def script(messages: list[Any]) -> Any:
+        last = messages[-1]
+        results = [b["toolResult"] for b in last.get("content") or () if "toolResult" in b]
+        delivered = [r for r in results if any("json" in b for b in r.get("content") or ())]
+        if delivered:
+            meta = next(b["json"] for b in delivered[0]["content"] if "json" in b)
+            texts = [b["text"] for b in delivered[0]["content"] if "text" in b]
+            seen.append(str(meta.get("status")))
+            return [Text(f"The report {meta.get('status')}: {' '.join(texts)}")]
+        if results:
+            return [Text("Booked; the report is on its way.")]
+        return [ToolUse("long_report", {"topic": "sales"}, tool_use_id="tool-r"),
+                ToolUse("book", {"city": "Oslo"}, tool_use_id="tool-b")]
+
+    agent = StrandsAgent(Agent(model=ScriptedModel(script), tools=[long_report, book], callback_handler=None,
+                               interventions=[ConfirmBooking()], background_tasks={"always": ["long_report"]}),
+                         sessions=FileSessions(tmp_path))
+    first = [{"id": "u-1", "role": "user", "content": "Report and book"}]
+    run1 = [e async for e in agent.run(_input("thread-pause", "run-p1", first))]
+    held = check_official_client(run1)
+    assert held["outcome"] == "interrupt"
+    [card1] = activities(held)
+    if done_before_resume:
+        await asyncio.sleep(0.8)  # the report is written while the run waits for its answer
+    resume = [{"interruptId": held["interrupts"][0]["id"], "status": "resolved", "payload": {"approved": True}}]
+    data = _input("thread-pause", "run-p2", sent(held["messages"])).model_copy(
+        update={"resume": RunAgentInput.model_validate({
+            "threadId": "t", "runId": "r", "messages": [], "state": {}, "tools": [], "context": [],
+            "forwardedProps": {}, "resume": resume}).resume})
+    run2 = [e async for e in agent.run(data)]
+    report = check_official_client(run2, input={"messages": held["messages"]})
+    [card] = activities(report)
+    assert card["id"] == card1["id"]
+    assert card["content"]["status"] == "completed" and card["content"]["result"] == "Report on sales: all fine."
+    assert seen == ["completed"], "delivered once, completed"

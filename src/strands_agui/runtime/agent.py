@@ -169,6 +169,7 @@ class StrandsAgent:
                 watch = BackgroundWatch(agent, session_id(run.thread_id, pause.principal), run.run_id,
                                         pause.principal, cards)
                 known["task_cards"] = watch.task_cards()
+                watch.install()
                 stream = watch.annotate(stream)
         else:  # a Swarm or Graph: its nodes carry their own limits
             stream = agent.stream_async(strands_prompt, invocation_state=state)

@@ -22,9 +22,13 @@ under its thread (``session_id(thread, principal)``), in this process. The **nex
 over every task that has settled meanwhile, before Strands' first model call (and again after each model turn):
 the task moves into the new run's plugin, and Strands delivers it its own way (the synthetic
 ``strands_manage_background_task`` call and result the model reads); the client gets the task's status and
-result as a delta of the card it already holds (``core/handlers/background.py`` finds it in the run's input).
-Tasks still working are shown with their current status and stay held. A held run's tasks are cancelled by the
-run's cancel route after its ``RUN_FINISHED`` (:meth:`Detached.cancel_run`); a thread whose tasks nobody
+result on the card it already holds (the run noted each card as it went out, :func:`note_card`; the next run's
+facts name them, ``RunFacts.task_cards``, since the official clients never send activity messages back).
+Tasks still working are shown with their current status and stay held; a next run that waits for its tasks
+(``wait_for_completion``, Strands' default: e.g. the resume of a run that paused while its task worked) waits
+for them too and delivers them before it ends (:meth:`BackgroundWatch.install`), and a resumed agent's restored
+copy of a held task (which Strands marks failed) gives way to the held task. A held run's tasks are cancelled
+by the run's cancel route after its ``RUN_FINISHED`` (:meth:`Detached.cancel_run`); a thread whose tasks nobody
 collected within :data:`HOLD_SECONDS` has them cancelled and dropped. Nothing of this survives the process (as
 in Strands, whose restored state marks unsettled tasks failed), and a next run served by another worker does
 not see them: run one worker, or keep ``wait_for_completion`` on. A run's stream ends at its terminal event, so
@@ -33,6 +37,7 @@ the resumable stream never carries a later status: a reconnect replays the run a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -42,6 +47,7 @@ from typing import Any
 
 from ag_ui.core import ActivitySnapshotEvent
 from strands import Agent
+from strands.hooks import AfterInvocationEvent
 
 from ..core.handlers.background import ACTIVITY
 
@@ -182,11 +188,39 @@ class BackgroundWatch:
             if held.principal != self.principal:
                 continue
             for task in held.tasks():
+                task_id = str(task["task_id"])
                 if task.get("status") in SETTLED:
-                    held.take(str(task["task_id"]))
+                    held.take(task_id)
                     plugin._store_task(dict(task))  # type: ignore[arg-type]
+                elif plugin._tasks.get(task_id) is not None:  # a resume's restored copy, which Strands marked
+                    with plugin._tasks_lock:                    # failed: the task is still the held run's
+                        plugin._tasks.pop(task_id, None)
+                    plugin._persist_tasks()
             if not held.tasks():
                 DETACHED.release(self.thread, held)
+
+    def install(self) -> None:
+        """With ``wait_for_completion`` (Strands' default), the invocation also waits for the thread's held tasks
+        (an earlier run's, e.g. the paused run this one resumes), then takes them over before Strands' own end
+        of invocation delivers what settled (``AfterInvocationEvent`` callbacks run last-registered first)."""
+        plugin = self.agent._background_tasks
+        if plugin is not None and self.thread is not None and plugin._config.get("wait_for_completion", True):
+            self.agent.add_hook(self._settle_held, AfterInvocationEvent)
+
+    async def _settle_held(self, event: AfterInvocationEvent) -> None:
+        if self.agent._interrupt_state.activated:
+            return
+        waiters = [asyncio.ensure_future(held.plugin._manager.wait(str(task["task_id"])))
+                   for held in self._held() for task in held.tasks() if task.get("status") not in SETTLED]
+        try:
+            while waiters and not self.agent.cancel_signal.is_set():
+                _, pending = await asyncio.wait(waiters, timeout=0.1)
+                waiters = list(pending)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+            await asyncio.gather(*waiters, return_exceptions=True)
+        self.adopt()
 
     def detach(self) -> None:
         """A run that ended with tasks unsettled (``wait_for_completion=False``), not halted: they stay held for
