@@ -57,3 +57,22 @@ def test_a_booking_waits_for_a_confirm_and_approved_books(served: LiveServer) ->
     assert done["outcome"] == "success"
     answers = [m["content"] for m in done["messages"] if m["role"] == "assistant" and m.get("content")]
     assert answers[-1] == "Your flight to Porto is booked."
+
+
+@pytest.mark.parametrize(("payload", "answer"), [
+    ({"approved": True}, "Your flight to Porto is cancelled."),
+    ({"approved": False, "reason": "keep it"}, "I did not cancel the flight"),
+])
+def test_a_cancellation_waits_for_the_vended_hitl_handler(served: LiveServer, payload: dict[str, Any],
+                                                          answer: str) -> None:
+    """Strands' vended ``HumanInTheLoop`` (interrupt/resume mode) pauses ``cancel_flight`` on the same approval
+    contract: ``{approved: true}`` runs it, ``{approved: false}`` refuses it."""
+    paused = post(served.url, body("run-4", [{"id": "u4", "role": "user", "content": "Cancel my flight to Porto"}]))
+    [interrupt] = paused["interrupts"]
+    assert interrupt["message"] == 'Approve "cancel_flight"?\n  Input: {"city": "Porto"}'
+    assert interrupt["metadata"]["intervention"] == "confirm"
+    resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
+    done = post(served.url, body("run-5", paused["messages"], resume=resume))
+    assert done["outcome"] == "success"
+    answers = [m["content"] for m in done["messages"] if m["role"] == "assistant" and m.get("content")]
+    assert answers[-1].startswith(answer)

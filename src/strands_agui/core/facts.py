@@ -29,7 +29,10 @@ class RunFacts:
     * ``parked``: the tool use ids of the parked calls this (sub)run continues (a resume: their results come
       first, on the cards the client holds); None when it continues none;
     * ``confirmers``: the names of the run's agent's intervention handlers (``Agent(interventions=...)``): an
-      interrupt named after one is a ``Confirm``, answered with our approval contract (``interrupt_map``).
+      interrupt named after one is a ``Confirm``, answered with our approval contract (``interrupt_map``);
+    * ``task_cards``: background task id -> ``{"messageId", "toolCallId"}`` of the card an earlier run of the
+      thread showed it on, for the tasks that outlived their run (``runtime/background_watch.py``): the client
+      does not send activity messages back, so this is how the next run updates that card.
     """
 
     model: Mapping[str, Any] = field(default_factory=lambda: _NONE)
@@ -39,6 +42,7 @@ class RunFacts:
     expires_at: str | None = None
     parked: frozenset[str] | None = None
     confirmers: frozenset[str] = frozenset()
+    task_cards: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: _NONE)
 
     @property
     def resumes(self) -> bool:
@@ -53,7 +57,9 @@ class RunFacts:
                    models=MappingProxyType(dict(data.get("models") or {})),
                    state_keys=frozenset(data.get("state_keys") or ()),
                    resumed_nodes=MappingProxyType({str(k): tuple(v) for k, v in nodes.items()}),
-                   expires_at=data.get("expires_at"), confirmers=frozenset(data.get("confirmers") or ()))
+                   expires_at=data.get("expires_at"), confirmers=frozenset(data.get("confirmers") or ()),
+                   task_cards=MappingProxyType({str(k): MappingProxyType(dict(v))
+                                                for k, v in (data.get("task_cards") or {}).items()}))
 
     def record(self) -> dict[str, Any]:
         """The recorded form (a log's metadata): model, models and state keys always, the others when set."""
@@ -65,6 +71,8 @@ class RunFacts:
             out["expires_at"] = self.expires_at
         if self.confirmers:
             out["confirmers"] = sorted(self.confirmers)
+        if self.task_cards:
+            out["task_cards"] = {k: dict(v) for k, v in self.task_cards.items()}
         return out
 
     def of_run(self, parked: frozenset[str] | None) -> RunFacts:

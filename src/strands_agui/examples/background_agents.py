@@ -5,13 +5,20 @@ model gets "Background task dispatched ..." at once and goes on; the client foll
 ``background_task`` activity message (``queued`` / ``working`` -> ``completed`` with the report), the console's
 task card. ``book_flight`` is gated by an intervention handler returning ``Confirm(prompt=...)``: the run pauses
 on an interrupt answered with the same approval card and contract as ``human_in_the_loop`` (``{approved:
-true}`` books, ``{approved: false}`` refuses).
+true}`` books, ``{approved: false}`` refuses). ``cancel_flight`` is gated by Strands' vended ``HumanInTheLoop``
+handler (``strands.vended_interventions.hitl``, interrupt/resume mode: every tool not allow-listed asks), whose
+``Confirm`` is answered with the same card and contract (its prompt: ``Approve "cancel_flight"?`` and the input).
 
 Scripted scenario (no ``STRANDS_AGUI_MODEL``):
 
 - a user message naming a "report" -> ``write_report`` on the words after "on" (default "sales");
+- a user message naming "cancel" -> ``cancel_flight`` of the city named after "to" (default Lisbon);
 - any other user message -> ``book_flight`` to the city named after "to" (default Lisbon);
 - a background task's delivered result, or a booking's outcome -> a sentence about it.
+
+``STRANDS_AGUI_REPORT_LATER=1`` builds the agent with ``wait_for_completion: False``: the run ends while the report
+is written, and the thread's next message delivers it onto the same card (docs/events.md, "Background tasks
+outliving their run"). ``STRANDS_AGUI_REPORT_SECONDS`` (default 1.5) is how long a report takes.
 
 Run: ``python -m strands_agui.examples.background_agents`` (port from ``PORT``, default 8000).
 """
@@ -27,19 +34,22 @@ from typing import Any
 from strands import Agent, tool
 from strands.interventions import Confirm, InterventionHandler, Proceed
 from strands.types.content import Messages
+from strands.vended_interventions.hitl import HumanInTheLoop
 
 from strands_agui import StrandsAgent
+from strands_agui.environment import env_flag
 from strands_agui.examples._common import call, serve, tool_outcomes, user_text
 from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.models import model_from_env
 from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "background_agents"
-DESCRIPTION = "A report written as a background task (a task card), and bookings you confirm."
-PROMPTS = ("Write a report on sales", "Book me a flight to Porto")
+DESCRIPTION = "A report written as a background task (a task card), and bookings and cancellations you confirm."
+PROMPTS = ("Write a report on sales", "Book me a flight to Porto", "Cancel my flight to Porto")
 FRONTEND_TOOLS: list[Any] = []
 SYSTEM_PROMPT = ("You write reports with write_report (it runs in the background: carry on, the result comes "
-                 "later) and book flights with book_flight (the user confirms each booking).")
+                 "later), book flights with book_flight and cancel them with cancel_flight (the user confirms each "
+                 "booking and each cancellation).")
 
 
 @tool
@@ -61,6 +71,16 @@ def book_flight(city: str) -> dict:
         city: Where to fly.
     """
     return {"booked": True, "city": city.strip()}
+
+
+@tool
+def cancel_flight(city: str) -> dict:
+    """Cancel a booked flight to a city (a demo: nothing is really cancelled).
+
+    Args:
+        city: The flight's destination.
+    """
+    return {"cancelled": True, "city": city.strip()}
 
 
 class ConfirmBookings(InterventionHandler):
@@ -89,6 +109,11 @@ def scenario(messages: Messages) -> Turn:
                 sentences.append(f"Your flight to {outcome.data.get('city')} is booked.")
             elif outcome.name == "book_flight":
                 sentences.append(f"I did not book the flight: {outcome.text}")
+            elif (outcome.name == "cancel_flight" and isinstance(outcome.data, Mapping)
+                  and outcome.data.get("cancelled")):
+                sentences.append(f"Your flight to {outcome.data.get('city')} is cancelled.")
+            elif outcome.name == "cancel_flight":
+                sentences.append(f"I did not cancel the flight: {outcome.text}")
             else:  # a background task's delivered result
                 sentences.append("The report is ready: see its card.")
         return [Text(" ".join(sentences))]
@@ -97,19 +122,24 @@ def scenario(messages: Messages) -> Turn:
     subject = match.group(1).strip(" .'-") if match else None
     if "report" in words.lower():
         return [call("write_report", {"topic": subject or "sales"})]
+    if "cancel" in words.lower():
+        return [call("cancel_flight", {"city": subject or "Lisbon"})]
     return [Text(f"I will book a flight to {subject or 'Lisbon'} once you confirm."),
             call("book_flight", {"city": subject or "Lisbon"})]
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
+    env = os.environ if env is None else env
+    later = env_flag("STRANDS_AGUI_REPORT_LATER", env.get("STRANDS_AGUI_REPORT_LATER"))
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
-        tools=[write_report, book_flight],
+        model=model_from_env(scenario, env=env),
+        tools=[write_report, book_flight, cancel_flight],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,
-        background_tasks={"always": ["write_report"]},
-        interventions=[ConfirmBookings()],
+        background_tasks={"always": ["write_report"], "wait_for_completion": not later},
+        interventions=[ConfirmBookings(),
+                       HumanInTheLoop(allowed_tools=["write_report", "book_flight", "strands_manage_background_task"])],
     )
     return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
 

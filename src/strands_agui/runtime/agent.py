@@ -31,7 +31,7 @@ from ..core.translator import Translator, new_id
 from ..errors import RunFailure, RunRefused, building_failure
 from . import planning
 from .agents import AgentSource, agent_source
-from .background_watch import BackgroundWatch
+from .background_watch import BackgroundWatch, note_card
 from .invocation import stream_kwargs
 from .loop import Cancellation, Pace, Settle, end_run, no_events, translate
 from .model_info import model_info, subagent_models
@@ -39,7 +39,7 @@ from .pause import ThreadPause
 from .ran_inputs import RanInputs
 from .run_thread import ServerThread
 from .runlog import CONFIG_KEY, RecordedRun, Recorder, config_reference, record_stream, replay_events
-from .sessions import SessionStore
+from .sessions import SessionStore, session_id
 from .stores import default_store
 from .thread_store import Threads
 
@@ -135,35 +135,45 @@ class StrandsAgent:
             if threads is not None:
                 pause.on_agent = server.window
 
+            cards: dict[str, dict[str, str]] = {}  # the run's background task cards (runtime/background_watch.py)
+
             def opened() -> Opened:
                 if planned.refused is not None:
                     raise planned.refused
-                return self._open_live(pause, planned, recorder, cancel)
+                return self._open_live(pause, planned, recorder, cancel, cards)
 
             live: Opener = (lambda: in_thread(opened)) if offload else opened
             settle = _settle_and_keep(pause.settle, server if threads is not None else None, offload)
             async with aclosing(self._run(planned, live, on_move, settle, pace, cancel)) as events:  # type: ignore[type-var]
                 async for event in events:  # closed here, in this task: the close reaches ``translate``
+                    note_card(cards, event)
                     yield event
 
     def _open_live(self, pause: ThreadPause, planned: RunPlan, recorder: Recorder | None,
-                   cancel: threading.Event | None) -> tuple[Source, Stop, RunFacts]:
+                   cancel: threading.Event | None,
+                   cards: dict[str, dict[str, str]] | None = None) -> tuple[Source, Stop, RunFacts]:
         """Build the run's agent (resumed from its pause, if any) and start its Strands stream."""
         agent, strands_prompt = pause.open(self.strands_agent, self.config)
         if agent is None:
             return no_events(), None, NO_FACTS
         state = dict(planned.invocation_state)
-        facts = RunFacts.from_record({"model": model_info(getattr(agent, "model", None)),
-                                      "models": subagent_models(agent), "state_keys": sorted(state), **pause.facts()})
+        known: dict[str, Any] = {"model": model_info(getattr(agent, "model", None)),
+                                 "models": subagent_models(agent), "state_keys": sorted(state), **pause.facts()}
         stream: Source
         if isinstance(agent, Agent):
             ran = RanInputs()  # the inputs a hook or a Transform changed (runtime/ran_inputs.py)
             ran.install(agent)
             stream = ran.annotate(agent.stream_async(strands_prompt, **stream_kwargs(self.config, state, cancel)))
             if agent._background_tasks is not None:  # its tasks as activity (runtime/background_watch.py)
-                stream = BackgroundWatch(agent).annotate(stream)
+                run = planned.input  # a task outliving the run waits for the thread's next run (same principal)
+                watch = BackgroundWatch(agent, session_id(run.thread_id, pause.principal), run.run_id,
+                                        pause.principal, cards)
+                known["task_cards"] = watch.task_cards()
+                watch.install()
+                stream = watch.annotate(stream)
         else:  # a Swarm or Graph: its nodes carry their own limits
             stream = agent.stream_async(strands_prompt, invocation_state=state)
+        facts = RunFacts.from_record(known)
         stop = getattr(agent, "cancel", None)  # a Swarm or Graph never halts: its nodes have no frontend tools
         if recorder is None:
             return stream, stop, facts

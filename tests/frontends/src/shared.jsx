@@ -66,3 +66,13 @@ export function ApprovalCard({ message, onApprove, onReject }) {
     </div>
   );
 }
+
+// A Strands background task (the `background_task` activity message): its status until it holds the result.
+export function TaskCard({ content }) {
+  return (
+    <div data-testid="task-card" data-status={content?.status}>
+      <b>{content?.toolName}</b> <span data-testid="task-status">{content?.status}</span>
+      <pre data-testid="task-result">{content?.result ?? content?.error ?? ""}</pre>
+    </div>
+  );
+}

@@ -81,6 +81,7 @@ function Hooks({ agent, setBackground }) {
     case "shared_state": return <Recipe />;
     case "agentic_generative_ui": return <Plan />;
     case "human_in_the_loop": return <Approval />;
+    case "background_agents": return <Approval />;  // a Confirm intervention, the vended hitl
     default: return null;
   }
 }

@@ -18,6 +18,7 @@ import {
   PlanView,
   Shell,
   StateView,
+  TaskCard,
   ToolCard,
   useBackground,
 } from "./shared.jsx";
@@ -77,6 +78,7 @@ function Hooks({ agent, setBackground }) {
     case "agentic_generative_ui":
       return <SharedState agent={agent}>{(state) => <PlanView steps={state.steps} />}</SharedState>;
     case "human_in_the_loop": return <Approval agent={agent} />;
+    case "background_agents": return <Approval agent={agent} />;  // a Confirm intervention, the vended hitl
     default: return DOJO_PAGES.has(agent) ? <DojoHooks agent={agent} setBackground={setBackground} /> : null;
   }
 }
@@ -84,10 +86,13 @@ function Hooks({ agent, setBackground }) {
 // `?thread=<id>`: the chat is that thread's, restored (connect) when the page loads
 const thread = new URLSearchParams(window.location.search).get("thread") ?? undefined;
 
+// background_agents' tasks drawn in the chat (CopilotKit's activity message renderers)
+const ACTIVITY_RENDERERS = [{ activityType: "background_task", content: z.any(), render: TaskCard }];
+
 export function V2App({ agent }) {
   const [background, setBackground] = useBackground();
   return (
-    <CopilotKitProvider runtimeUrl="/api/v2" enableInspector={false}>
+    <CopilotKitProvider runtimeUrl="/api/v2" enableInspector={false} renderActivityMessages={ACTIVITY_RENDERERS}>
       <Shell background={background}>
         <Hooks agent={agent} setBackground={setBackground} />
         {DOJO_PAGES.has(agent) ? <DojoChat agent={agent} /> : (

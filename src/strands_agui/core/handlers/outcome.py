@@ -39,7 +39,7 @@ from ag_ui.core import (
 from ...errors import RunFailure
 from ..checkpoints import as_interrupt, checkpoint_of
 from ..jsonsafe import stringified
-from ..machine import CANCELLED, PAUSED
+from ..machine import CANCELLED, HALTED, PAUSED
 from ..stops import stop_metadata
 from .base import Item
 from .run import Handler, Outcome, Run
@@ -117,6 +117,8 @@ class OutcomeHandler(Handler):
     def finish_run(self) -> list[Item]:
         run = self.run
         out = run.close_open("finish") + run.subagents.close_all(failed=False)
+        if run.state == HALTED and not run.subagent:  # its open background tasks were cancelled with it
+            out += run.background.on_halted()
         metadata = stop_metadata(self.stop_reason, None if run.subagent else run.config.limits)
         paused = run.goes_to("finish") == PAUSED  # the table's answer (its guards), asked before the move
         finished = RunFinishedEvent(thread_id=run.input.thread_id, run_id=run.input.run_id,

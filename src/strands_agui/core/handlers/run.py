@@ -58,6 +58,10 @@ class Subagents(Protocol):
     def close_all(self, failed: bool) -> list[Item]: ...
 
 
+class Background(Protocol):
+    def on_halted(self) -> list[Item]: ...
+
+
 class Run(Protocol):
     """One (sub)run as its handlers see it: what it was given, where its machine is, how it moves."""
 
@@ -92,6 +96,9 @@ class Run(Protocol):
 
     @property
     def subagents(self) -> Subagents: ...
+
+    @property
+    def background(self) -> Background: ...
 
     @property
     def paused(self) -> bool: ...

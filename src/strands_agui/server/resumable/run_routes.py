@@ -19,7 +19,9 @@ write awaits :meth:`RunLog.flush`), so a client never holds an id the store has 
   ``RUN_ABANDONED``. A run whose worker died ends, for a reader, with RUN_ERROR ``RUN_LOST`` (see
   ``docs/reliability.md``).
 * **Cancel.** ``POST <path>/runs/{runId}/cancel`` sets the run's cancel flag on the worker running it; the
-  run ends RUN_FINISHED ``outcome: cancelled`` (the ``cancel`` move of ``core/machine.py``).
+  run ends RUN_FINISHED ``outcome: cancelled`` (the ``cancel`` move of ``core/machine.py``). After its end, the
+  route still cancels the run's background tasks that outlived it (``wait_for_completion=False``), when this
+  worker holds them (``runtime/background_watch.py``): the thread's next run shows them ``cancelled``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from fastapi.sse import format_sse_event
 from pydantic import TypeAdapter
 
 from ...environment import ServeEnvironment
+from ...runtime.background_watch import DETACHED
 from ..request.negotiation import require_event_stream
 from ..request.principals import principal_of
 from ..request.validation import MAX_ID, check_id
@@ -162,6 +165,8 @@ class Resumable:
             status = await self.store.cancel(run_key(check_run_id(run_id), principal), principal)
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
+        if status in ("unknown", "ended") and await DETACHED.cancel_run(run_id, principal) is not None:
+            return {"runId": run_id, "status": "cancelling"}  # its background tasks that outlived it, held here
         if status == "unknown":
             raise HTTPException(404, f"no run {run_id!r}: unknown, expired, or not yours")
         if status == "ended":

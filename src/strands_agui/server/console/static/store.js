@@ -198,7 +198,21 @@ export function endRun(thread, run, { terminal, stopped = false, failure = null 
   else if (failure && !terminal) run.status = failure.unreachable ? "unreachable" : "error";
   else if (run.status === "running") run.status = terminal ? "finished" : "error";
   run.end = { stopped, failure: failure ? String(failure.message || failure) : "" };
+  if (stopped) cancelTasks(thread, run);
   if (run.status !== "interrupt") settleInterrupts(thread, run.status === "finished" ? null : run.status);
+}
+
+// A run stopped by its client (the server stops it and cancels the background tasks it started still open, as a
+// cancel by id does; the stream that would have said so is gone): its task cards still unsettled say `cancelled`.
+const SETTLED_TASK = new Set(["completed", "failed", "cancelled"]);
+function cancelTasks(thread, run) {
+  const own = new Set(run.events.filter((e) => e.type === "ACTIVITY_SNAPSHOT" && e.activityType === "background_task")
+    .map((e) => e.messageId));
+  for (const m of thread.messages) {
+    if (m.role === "activity" && own.has(m.id) && !SETTLED_TASK.has(m.content?.status)) {
+      m.content = { ...m.content, status: "cancelled" };
+    }
+  }
 }
 
 // Interrupt cards no run can answer any more: their run was stopped, failed, or left for a new message.

@@ -132,7 +132,10 @@ function messageItem(m, key) {
 function renderMessage(item, m, ctx) {
   const text = item.querySelector(".text");
   if (m.role === "assistant") renderMarkdown(text, typeof m.content === "string" ? m.content : contentText(m.content));
-  else if (m.role === "activity") setText(text, activityText(m));
+  else if (m.role === "activity") {
+    setText(text, activityText(m));
+    if (typeof m.content?.status === "string") item.dataset.status = m.content.status;  // a task card's status
+  }
   else setText(text, contentText(m.content));
   if (m.role === "assistant" && !ctx.busy) thumbs(item, m, ctx.feedback);
   if (m.role === "tool" && m.error) { item.dataset.error = "true"; setText(text, `${contentText(m.content)}\n${m.error}`); }
