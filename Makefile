@@ -155,12 +155,15 @@ bench-deps: $(BENCH_STAMP)
 OPEN_ARGS ?=
 SERVER_ARGS ?=
 THREADS_ARGS ?=
+# WORKERS_ARGS: the workers part (`serve --workers 1` and `2`, threads in files, resumable runs in Redis)
+WORKERS_ARGS ?= --rates 50,100,150,200,250 --seconds 10
 bench: deps bench-deps
 	$(PYTHON) -m bench.http $(SERVER_ARGS) $(ARGS)
 	$(PYTHON) -m bench.openloop $(SERVER_ARGS) $(OPEN_ARGS)
 	$(PYTHON) -m bench.overhead
 	$(PYTHON) -m bench.resumable
 	$(PYTHON) -m bench.threads --s3 $(THREADS_ARGS)
+	$(PYTHON) -m bench.openloop --servers floor --serve-workers 1,2 --stateful $(WORKERS_ARGS)
 
 bench-profile: deps bench-deps
 	$(PYTHON) -m bench.profile $(SERVER_ARGS) $(ARGS)

@@ -9,6 +9,7 @@
 * ``GET /ping``
 
 ``--adapter ours|upstream|floor`` serves only that one (``make bench`` runs one process each).
+``bench.apps:served`` is ours alone on the paced model, for ``strands-agui serve --app bench.apps:served``.
 
 Every server gets the same agent parts (model object, tools) for a workload. ``--model yielding`` (the
 default) yields to the event loop before each chunk without waiting any wall time: what is measured is the
@@ -147,6 +148,15 @@ def create_app(adapters: tuple[str, ...] = ADAPTERS, model: str = "yielding", en
         return {"status": "ok"}
 
     return app
+
+
+def __getattr__(name: str) -> FastAPI:
+    """``bench.apps:served``: ours alone on the paced model, what ``strands-agui serve --app bench.apps:served``
+    serves (``bench.openloop --serve-workers``): each uvicorn worker imports it and builds its own; ``serve``'s
+    ``--threads``, ``--resumable`` and ``--events`` reach the endpoint through the serve environment."""
+    if name == "served":
+        return create_app(("ours",), "paced")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:

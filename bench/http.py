@@ -105,7 +105,31 @@ async def read_run(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, p
 
 
 def server_cpu(pid: int) -> float:
-    """CPU seconds (user + system) process ``pid`` has used so far (Linux ``/proc``; 0 elsewhere)."""
+    """CPU seconds (user + system) process ``pid`` and the processes it started (uvicorn's workers) have used so
+    far, while they live (Linux ``/proc``; 0 elsewhere)."""
+    return sum(_own_cpu(each) for each in (pid, *descendants(pid)))
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (children, theirs, ...), from ``/proc/*/stat``."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def _own_cpu(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/stat") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
@@ -144,9 +168,10 @@ def free_port() -> int:
 Server = tuple[int, int]  # (port, pid)
 
 
-def start_server(port: int, args: Sequence[str] = ()) -> subprocess.Popen[bytes]:
-    """``python -m bench.apps --port port *args``, once it answers ``GET /ping``."""
-    server = subprocess.Popen([sys.executable, "-m", "bench.apps", "--port", str(port), *args])
+def start_server(port: int, args: Sequence[str] = (), command: Sequence[str] | None = None) -> subprocess.Popen[bytes]:
+    """``python -m bench.apps --port port *args`` (or ``command``, serving on ``port``), once it answers
+    ``GET /ping``."""
+    server = subprocess.Popen(command or [sys.executable, "-m", "bench.apps", "--port", str(port), *args])
     deadline = time.monotonic() + 30
     while True:
         try:

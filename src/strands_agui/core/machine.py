@@ -240,7 +240,11 @@ class Machine:
 
     def step(self, trigger: str) -> Any:
         """Move by ``trigger`` (the first row whose guard answers True); the new state."""
-        dest, halt = self._row(trigger)
+        options = self.table.moves.get((self.state, trigger))
+        if options is not None and len(options) == 1 and options[0][0] is None:  # the hot path: one unguarded row
+            _guard, dest, halt = options[0]
+        else:
+            dest, halt = self._row(trigger)
         if dest is not None:
             self.state = dest
         if halt is not None:

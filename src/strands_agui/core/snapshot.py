@@ -7,6 +7,8 @@ arguments are kept as lists of deltas and joined only when a snapshot is taken (
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +59,49 @@ class _Message:
         return out
 
 
+def _answers(messages: Sequence[Any]) -> tuple[set[Any], list[str]]:
+    """The tool call ids tool messages of ``messages`` answer, and the assistant calls none answers. A list
+    that starts with the messages of one checked before (the same objects: a server-side thread's next run, see
+    :func:`remember_answers`) is read from where that one ended."""
+    start, answered, calls = 0, set(), []
+    key = id(messages[0]) if messages else None
+    with _ANSWERS_LOCK:
+        seen = _ANSWERS.get(key) if key is not None else None
+    if seen is not None and len(seen[0]) <= len(messages) and messages[:len(seen[0])] == seen[0]:
+        start, answered, calls = len(seen[0]), set(seen[1]), list(seen[2])  # a list compares identity first, in C
+    for message in messages[start:]:
+        role = getattr(message, "role", None)
+        if role == "tool":
+            answered.add(getattr(message, "tool_call_id", None))
+        elif role == "assistant":
+            calls += [call.id for call in getattr(message, "tool_calls", None) or ()]
+    pending = [call for call in calls if call not in answered]
+    if seen is not None:
+        with _ANSWERS_LOCK:
+            _ANSWERS[key] = (list(messages), answered, pending, messages[0])  # type: ignore[index]
+    return answered, pending
+
+
+def remember_answers(messages: Sequence[Any]) -> None:
+    """Keep what :meth:`ClientMessages.answer_unanswered` learns of lists starting with ``messages[0]`` (a
+    server-side thread's stored messages, the same objects run after run), so the next run on the thread reads
+    only what was added: a few ns per earlier message instead of a pass over the thread. At most
+    ``REMEMBERED`` threads (least recently used first out); never for a client that sends its whole history."""
+    if not messages:
+        return
+    with _ANSWERS_LOCK:
+        if id(messages[0]) not in _ANSWERS:
+            _ANSWERS[id(messages[0])] = ([], set(), [], messages[0])  # nothing checked yet; holds the key's object
+        _ANSWERS.move_to_end(id(messages[0]))
+        while len(_ANSWERS) > REMEMBERED:
+            _ANSWERS.popitem(last=False)
+
+
+REMEMBERED = 64  # as many threads as ``runtime/thread_store.CACHED_THREADS``
+_ANSWERS: OrderedDict[int, tuple[list[Any], set[Any], list[str], Any]] = OrderedDict()
+_ANSWERS_LOCK = threading.Lock()
+
+
 class ClientMessages:
     """Mirror of the client's message list for one run (reasoning messages are left to the client)."""
 
@@ -71,9 +116,8 @@ class ClientMessages:
         model is told, ``runtime/conversation.py``; its content a JSON string, as every tool result of ours),
         right after its assistant message: a new message instead of a resume abandons those calls, and the client
         is shown so. True when any was added (idempotent)."""
-        answered = {getattr(m, "tool_call_id", None) for m in self._input if getattr(m, "role", None) == "tool"}
-        if all(call.id in answered for m in self._input if getattr(m, "role", None) == "assistant"
-               for call in getattr(m, "tool_calls", None) or ()):
+        answered, pending = _answers(self._input)
+        if not pending:
             return False  # the common case, without copying the thread
         out: list[Any] = []
         for message in self._input:

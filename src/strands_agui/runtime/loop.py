@@ -65,8 +65,12 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                         yield committed
                     failure = adapter_failure(exc)
                     break
-                async for out in perform(translator, items):
-                    yield out
+                for item in items:  # ``perform`` inline: no async generator per Strands event
+                    if isinstance(item, HookCall):
+                        async for out in run_hook(item, translator):
+                            yield out
+                    else:
+                        yield item
                 if not items and pace is not None and (turn := pace()) is not None:
                     await _paced(turn)
         except GeneratorExit:  # our consumer closed the run at a yield (the driver cut it short: ENCODING_ERROR)

@@ -45,12 +45,13 @@ class RanInputs:
         source is always closed with ``aclose()`` (as ``record_stream`` does), so closing this closes Strands'."""
         iterator = aiter(stream)
         try:
-            async for event in iterator:
-                message = event.get("message") if isinstance(event, Mapping) and len(event) == 1 else None
-                if isinstance(message, Mapping):
-                    changed = self._seen(message)
-                    if changed:
-                        yield {KEY: changed}
+            async for event in iterator:  # every Strands event: the cheap tests first (a dict is a Mapping)
+                if "message" in event and len(event) == 1 and (isinstance(event, dict) or isinstance(event, Mapping)):
+                    message = event["message"]
+                    if isinstance(message, Mapping):
+                        changed = self._seen(message)
+                        if changed:
+                            yield {KEY: changed}
                 yield event
         finally:
             aclose = getattr(iterator, "aclose", None)

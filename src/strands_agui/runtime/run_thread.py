@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -19,6 +20,7 @@ from strands import Agent
 from strands.agent.conversation_manager import SlidingWindowConversationManager
 from strands.types.exceptions import SessionException
 
+from ..core.snapshot import remember_answers
 from ..core.translator import Translator
 from ..errors import RunFailure
 from .conversation import conversation
@@ -35,10 +37,12 @@ def merged_input(stored: StoredThread | None, input_data: RunAgentInput) -> RunA
 
 
 def _merged(stored: StoredThread | None, input_data: RunAgentInput, models: Sequence[Any] | None = None,
-            sent: list[dict[str, Any]] | None = None) -> tuple[RunAgentInput, list[dict[str, Any]], int]:
+            sent: list[dict[str, Any]] | None = None,
+            ids: dict[Any, int] | None = None) -> tuple[RunAgentInput, list[dict[str, Any]], int]:
     """The run's input, its messages as JSON (the stored dicts themselves where they are the stored ones) and
     how many of them are the stored ones, unchanged (``models``: the stored messages already validated;
-    ``sent``: the client's messages as JSON, when the caller made them already: each is dumped once)."""
+    ``sent``: the client's messages as JSON, when the caller made them already: each is dumped once; ``ids``:
+    the stored messages' ids, cached with ``models``)."""
     if sent is None:
         sent = [as_json(m) for m in input_data.messages]
     if stored is None:
@@ -46,7 +50,7 @@ def _merged(stored: StoredThread | None, input_data: RunAgentInput, models: Sequ
     kept = stored.messages
     if input_data.parent_run_id is not None:
         kept = kept[:_branch_point(kept, sent)]
-    known = {m.get("id") for m in kept}
+    known = ids if ids is not None and kept is stored.messages else {m.get("id") for m in kept}
     new = [m for m in sent if m.get("id") not in known]
     if models is not None and len(models) >= len(kept):
         validated = [*models[:len(kept)], *_validated(new)]
@@ -131,6 +135,7 @@ class ServerThread:
         self.messages: list[dict[str, Any]] = []  # the run's input messages as JSON
         self.sent_json: list[dict[str, Any]] = []  # the client's messages as JSON (dumped once)
         self.reused = 0  # how many of them are the stored ones, unchanged
+        self.ids: dict[Any, int] | None = None  # the stored messages' ids -> their index (cached per thread)
         self.same = True  # the run's messages are the ones the client sent (or holds, by its marker)
         self.held = contextlib.ExitStack()  # the thread's hold
         self.agent: Agent | None = None  # the run's agent, once built (``window``)
@@ -148,10 +153,13 @@ class ServerThread:
                     self.stack.callback(self.held.close)
                     self.held.enter_context(self.threads.hold(self.sent.thread_id, self.principal))
                 self.stored = self.threads.load(self.sent.thread_id, self.principal)
-                models = _models(self.threads, self.stored)
+                models, self.ids = _models(self.threads, self.stored)
                 self.sent_json = [as_json(m) for m in self.sent.messages]  # once per run
-                self.input, self.messages, self.reused = _merged(self.stored, self.sent, models, self.sent_json)
+                self.input, self.messages, self.reused = _merged(self.stored, self.sent, models, self.sent_json,
+                                                                 self.ids)
                 self.same = self._client_holds()
+                if self.reused:  # the translator's pass over the thread: from where its last run ended
+                    remember_answers(self.input.messages)
         return self.input
 
     def _client_holds(self) -> bool:
@@ -167,7 +175,8 @@ class ServerThread:
             last = stored[-1].get("id") if stored else None
             if marker != (last, len(stored)) or self.reused != len(stored):
                 return False
-            index = {m.get("id"): i for i, m in enumerate(stored)} if self.sent.messages else {}
+            index = (self.ids if self.ids is not None else {m.get("id"): i for i, m in enumerate(stored)}) \
+                if self.sent.messages else {}
             for message in self.sent.messages:
                 i = index.get(message.id)
                 if i is not None and as_json(message) != stored[i]:
@@ -254,8 +263,10 @@ class ServerThread:
         if self.threads is None:
             return None
         messages = self._held(translator.client.snapshot())
-        before = {m.id for m in self.input.messages}
-        traces = {m["id"]: self.trace for m in messages if m.get("id") not in before} if self.trace else {}
+        traces = {}
+        if self.trace:  # the run's own messages: after the input's (a pass over the thread only when traced)
+            before = {m.id for m in self.input.messages}
+            traces = {m["id"]: self.trace for m in messages if m.get("id") not in before}
         thread = StoredThread(self.sent.thread_id, self.principal, messages, translator.shared_state,
                               [as_json(i) for i in translator.interrupts.pending()], traces=traces)
         thread.conversation = self._conversation()
@@ -270,38 +281,59 @@ class ServerThread:
     def _held(self, snapshot: Sequence[Any]) -> list[dict[str, Any]]:
         """The snapshot as JSON: a message that is one of the run's input messages, unchanged (the same object),
         is its JSON already made (the stored dict itself for a stored one), the others are converted."""
-        inputs = {id(m): i for i, m in enumerate(self.input.messages)}
-        out = []
-        for message in snapshot:
+        given, made = self.input.messages, self.messages
+        start = _same_prefix(snapshot, given, len(made))  # the stored thread's messages: one C-level pass
+        out = made[:start]
+        if start == len(snapshot):
+            return out
+        inputs = {id(given[i]): i for i in range(start, len(given))}  # the rest of the input (a snapshot keeps order)
+        for message in snapshot[start:]:
             i = inputs.get(id(message))
-            out.append(self.messages[i] if i is not None and i < len(self.messages) else as_json(message))
+            out.append(made[i] if i is not None and i < len(made) else as_json(message))
         return out
 
 
-def _models(threads: Threads, stored: StoredThread | None) -> list[Any] | None:
-    """The stored messages as validated AG-UI models: a message whose dict this process validated for the
-    thread's previous run (the same object: the cache of ``Threads`` keeps the dicts a run kept) is not validated
-    again, so a run validates only what the previous one added (None: nothing stored)."""
+def _same_prefix(items: Sequence[Any], given: Sequence[Any], limit: int) -> int:
+    """``min(len(items), len(given), limit)`` when that many leading ``items`` are the leading ``given``
+    themselves (the same objects: one pass in C, some 30 ns a message), else 0 (the caller then looks each one
+    up)."""
+    n = min(len(items), len(given), limit)
+    return n if all(map(operator.is_, items[:n], given[:n])) else 0
+
+
+def _models(threads: Threads, stored: StoredThread | None) -> tuple[list[Any] | None, dict[Any, int] | None]:
+    """The stored messages as validated AG-UI models, and their ids -> index: a message whose dict this process
+    validated for the thread's previous run (the same object: the cache of ``Threads`` keeps the dicts a run
+    kept) is not validated (nor indexed) again, so a run does so only for what the previous one added (None:
+    nothing stored). A thread that only grew is recognised in one C-level pass (``_same_prefix``)."""
     if stored is None or not stored.messages:
-        return None
+        return None, None
     key = (id(threads.store), owner_of(stored.principal), session_id(stored.thread_id, stored.principal))
     with _MODELS_LOCK:
-        dicts, models = _MODELS.get(key, ([], []))
-    reused = 0
-    for was, now in zip(dicts, stored.messages, strict=False):
-        if was is not now:
-            break
-        reused += 1
-    out = [*models[:reused], *_validated(stored.messages[reused:])]
+        dicts, models, ids = _MODELS.get(key, ([], [], {}))
+    now = stored.messages
+    reused = len(dicts) if now[:len(dicts)] == dicts else 0  # grown only: a list comparison, identity first, in C
+    if reused < len(dicts):  # changed (or shrunk): the identical leading ones, one by one
+        reused = 0
+        for was, message in zip(dicts, now, strict=False):
+            if was is not message:
+                break
+            reused += 1
+        ids = {}
+    out = [*models[:reused], *_validated(now[reused:])]
+    if not ids:  # else the cached index is extended in place: the thread is held, one run at a time
+        ids = {m.get("id"): i for i, m in enumerate(now[:reused])}
+    for i in range(reused, len(now)):
+        ids[now[i].get("id")] = i
     with _MODELS_LOCK:
-        _MODELS[key] = (list(stored.messages), out)
+        _MODELS[key] = (list(now), out, ids)
         _MODELS.move_to_end(key)
         while len(_MODELS) > CACHED_THREADS:
             _MODELS.popitem(last=False)
-    return out
+    return out, ids
 
 
-_MODELS: OrderedDict[tuple[int, str, str], tuple[list[dict[str, Any]], list[Any]]] = OrderedDict()
+_MODELS: OrderedDict[tuple[int, str, str], tuple[list[dict[str, Any]], list[Any], dict[Any, int]]] = OrderedDict()
 _MODELS_LOCK = threading.Lock()
 
 

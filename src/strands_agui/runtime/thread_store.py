@@ -228,10 +228,9 @@ class Threads:
                 self.store.thread_delete_folder(f"session_{sid}/")
             elif _entry(previous.updated, sid) != entry:
                 self.store.thread_delete(f"{owner}/index/{_entry(previous.updated, sid)}")
-            for index, token in enumerate(old_chunks):
-                if index >= first:
-                    with contextlib.suppress(OSError, SessionException):
-                        self.store.thread_delete(_chunk_key(owner, sid, index, token))
+            for index, token in enumerate(old_chunks[first:], first):  # the replaced ones only
+                with contextlib.suppress(OSError, SessionException):
+                    self.store.thread_delete(_chunk_key(owner, sid, index, token))
 
     def add_feedback(self, thread_id: str, principal: str | None, entry: dict[str, Any]
                      ) -> tuple[StoredThread, dict[str, str] | None] | None:
@@ -329,7 +328,10 @@ def _chunk_key(owner: str, sid: str, index: int, token: str) -> str:
 
 def _common_prefix(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> int:
     """How many leading messages ``new`` shares with ``old`` (the same dict object is the same message: a run's
-    messages reuse the stored ones they came from, so this is mostly identity checks)."""
+    messages reuse the stored ones they came from, so this is mostly identity checks: a thread that only grew is
+    one list comparison, in C)."""
+    if len(new) >= len(old) and new[:len(old)] == old:
+        return len(old)
     for index, (was, now) in enumerate(zip(old, new, strict=False)):
         if was is not now and was != now:
             return index
@@ -362,7 +364,7 @@ def _thread(data: bytes, *, legacy: bool = False) -> StoredThread:
         messages = kept.get("messages") or []
         thread = StoredThread(str(kept["threadId"]), kept.get("principal"), messages,
                               kept.get("state"), kept.get("interrupts") or [], kept.get("title") or "",
-                              float(kept.get("updated") or 0), [str(c) for c in kept.get("chunks") or ()],
+                              float(kept.get("updated") or 0), list(map(str, kept.get("chunks") or ())),
                               int(kept.get("count") or len(messages)), kept.get("last"))
         thread.legacy = legacy
         thread.traces = dict(kept.get("traces") or {})

@@ -199,8 +199,8 @@ def run_route(limits: RequestLimits, media: MediaFetchPolicy | None = None) -> t
 
 
 async def validated_run_input(input_data: RunAgentInput, request: Request) -> RunAgentInput:
-    """The dependency giving the run route its body: the input, or 422 listing every problem found. The
-    limits are the route's (:func:`run_route`)."""
+    """The run route's input checked beyond its schema (called by the route once FastAPI validated the body): the
+    input, or 422 listing every problem found. The limits are the route's (:func:`run_route`)."""
     route = request.scope.get("route")
     limits, media = getattr(route, "limits", RequestLimits()), getattr(route, "media", None)
     errors = list(run_input_errors(input_data, limits, media))

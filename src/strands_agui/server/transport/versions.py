@@ -85,12 +85,13 @@ def rewrite_for(framing: Framing, declared: str | None) -> Callable[[BaseEvent],
     run stores the rewritten events, ``server/resumable/run_routes.py``)."""
     if not speaks_legacy(declared):
         return declared_event
-    proto = framing.media_type == PROTO.media_type
-    return lambda event: legacy_event(event, proto=proto)
+    return legacy_proto_event if framing.media_type == PROTO.media_type else legacy_event
 
 
 def _composed(frame: Callable[[BaseEvent], bytes], rewrite: Callable[[BaseEvent], BaseEvent]
               ) -> Callable[[BaseEvent], bytes]:
+    if rewrite is legacy_event:  # most of a 0.0.x SSE stream is deltas, framed as they are: one call less each
+        return lambda event: frame(event if type(event) in DELTAS else legacy_event(event))
     return lambda event: frame(rewrite(event))
 
 
@@ -118,6 +119,11 @@ def legacy_event(event: BaseEvent, *, proto: bool = False) -> BaseEvent:
     if isinstance(event, MessagesSnapshotEvent):
         return _legacy_snapshot(event)
     return event
+
+
+def legacy_proto_event(event: BaseEvent) -> BaseEvent:
+    """:func:`legacy_event` for a 0.0.x client reading the protobuf framing."""
+    return legacy_event(event, proto=True)
 
 
 def _dump(value: Any) -> Any:
