@@ -75,3 +75,24 @@ def test_a_button_in_a_list_item_resolves_its_context_from_that_item(page: Any, 
     assert {k: v for k, v in sent[0].items() if k != "timestamp"} == {
         "name": "pick", "surfaceId": "errands", "sourceComponentId": "pick",
         "context": {"item": "stamps", "by": "Ana", "n": 2}}
+
+
+def test_book_on_a_fixed_schema_flight_card_sends_that_flight(page: Any, examples: LiveServer) -> None:
+    requests: list[Any] = []
+    page.on("request", lambda request: requests.append(request))
+    open_example(page, examples, "/a2ui_fixed_schema")
+    send(page, "Find flights from SFO to JFK")
+    wait_idle(page)
+    books = page.locator('[data-testid="a2ui-surface"] [data-a2ui="Button"]')
+    expect(books).to_have_count(3)
+    books.nth(1).click()
+    wait_idle(page)
+    body = run_inputs(requests, "/a2ui_fixed_schema")[-1]
+    action = body["forwardedProps"]["a2uiAction"]["userAction"]
+    flight = action["context"]
+    assert action["name"] == "book_flight" and action["surfaceId"] == "flight-search-results"
+    assert action["sourceComponentId"] == "flight-book"
+    assert set(flight) == {"flightNumber", "origin", "destination", "price"}
+    assert (flight["origin"], flight["destination"]) == ("SFO", "JFK")
+    answer = f"Booked flight {flight['flightNumber']} from SFO to JFK for {flight['price']}."
+    expect(page.locator("#messages").get_by_text(answer, exact=False)).to_be_visible()
