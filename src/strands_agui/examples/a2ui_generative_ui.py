@@ -99,10 +99,12 @@ def user_action(messages: Messages) -> Mapping[str, Any] | None:
 
 def acknowledge(action: Mapping[str, Any]) -> str:
     """The planner's answer to a click: the action's context names the checklist and its items."""
-    context = action.get("context") if isinstance(action.get("context"), Mapping) else {}
+    found = action.get("context")
+    context: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     if action.get("name") != DONE_ACTION:
         return f"Noted: you pressed {snippet(str(action.get('name') or 'a button'), 40)}."
-    items = context.get("items") if isinstance(context.get("items"), list) else []
+    listed_items = context.get("items")
+    items: list[Any] = listed_items if isinstance(listed_items, list) else []
     names = [snippet(str(i.get("name") if isinstance(i, Mapping) else i), 40) for i in items]
     listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
     title = snippet(str(context.get("title") or "The checklist"), 40)
