@@ -49,3 +49,14 @@ def test_the_focused_view_reads_awaiting_result_while_a_tool_runs(page: Any, gat
         gate.opened.set()
     wait_idle(page)
     expect(page.locator('[data-testid="focus-current"]')).to_have_text("finished")
+
+
+def test_streaming_arguments_show_the_characters_their_escapes_stand_for(page: Any, gated_server: LiveServer) -> None:
+    """A call's arguments still arriving are no JSON yet: shown as they are, but ``\\u7dd1`` reads ``緑`` (the
+    haiku example's Japanese), while an escaped backslash's ``\\\\u`` stays as written."""
+    open_example(page, gated_server, "/gated")
+    shown = page.evaluate("""async (texts) => {
+        const { pretty } = await import('/console/views.js');
+        return texts.map(pretty);
+    }""", ['{"japanese": ["\\u7dd1\\u306e', '{"path": "C:\\\\u0041', '{"done": true}'])
+    assert shown == ['{"japanese": ["緑の', '{"path": "C:\\\\u0041', '{\n  "done": true\n}']
