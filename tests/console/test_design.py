@@ -92,9 +92,9 @@ def test_the_machine_follows_the_run_legibly_at_every_width(page: Any, scripted:
     focus = page.locator('[data-testid="machine-focus"]')
     current = focus.locator('[data-testid="focus-current"]')
     expect(page.locator('[data-tool-name="slow_lookup"] [data-testid="tool-status"]')).to_have_text("running…")
-    expect(current).to_have_text("ready")  # mid-run: the call is closed, the tool runs (the last traced move)
-    expect(focus.locator('[data-testid="focus-from"]')).to_have_text("in_tool_call close_tool_call → ")
-    expect(focus.locator('[data-testid="focus-next-move"]')).to_contain_text(["end_turn → awaiting_result"])
+    expect(current).to_have_text("awaiting_result")  # mid-run: the turn ended, the tool runs (end_turn's move)
+    expect(focus.locator('[data-testid="focus-from"]')).to_have_text("ready end_turn → ")
+    expect(focus.locator('[data-testid="focus-next-move"]')).to_contain_text(["receive_results → "])
     current.scroll_into_view_if_needed()
     size = float(current.evaluate("n => getComputedStyle(n).fontSize").removesuffix("px"))
     assert size >= 16, size  # legible without zooming
@@ -105,7 +105,7 @@ def test_the_machine_follows_the_run_legibly_at_every_width(page: Any, scripted:
         assert 0 <= b["x"] and b["x"] + b["width"] <= width and move.evaluate("n => n.scrollWidth <= n.clientWidth + 1")
     page.click("#stop")
     wait_idle(page)
-    expect(page.locator('[data-testid="machine-state"]')).to_have_text("stopped in ready")
+    expect(page.locator('[data-testid="machine-state"]')).to_have_text("stopped in awaiting_result")
     expect(focus.locator('[data-testid="focus-note"]')).to_contain_text("You stopped the run here")
 
 

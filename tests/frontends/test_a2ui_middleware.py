@@ -42,7 +42,8 @@ def test_the_surface_is_painted_while_the_render_call_streams(served: str, tmp_p
     assert surfaces and surfaces[0] < render_end, "nothing was painted before the render call ended"
     first = operations(events[surfaces[0]])
     assert first["createSurface"]["surfaceId"] == "checklist"
-    assert [c["id"] for c in first["updateComponents"]["components"]] == ["root", "body", "title", "list", "item"]
+    assert [c["id"] for c in first["updateComponents"]["components"]] == [
+        "root", "body", "title", "list", "item", "done", "done-label"]
     items = [operations(events[i]).get("updateDataModel", {}).get("value", {}).get("items", []) for i in surfaces]
     assert [len(i) for i in items] == sorted(len(i) for i in items)  # the list only grows
     assert items[-1] == [{"name": "passport"}, {"name": "tickets"}, {"name": "charger"}]

@@ -6,7 +6,7 @@ only the data changes: ``search_flights`` and ``search_hotels`` return the A2UI 
 ``{"a2ui_operations": [createSurface, updateComponents, updateDataModel]}`` (``ag-ui-a2ui-toolkit``'s
 builders), which ``@ag-ui/a2ui-middleware`` (CopilotKit's runtime applies it) finds in the TOOL_CALL_RESULT and
 paints. No subagent, no generation. The layouts use the A2UI basic catalog (``Card``, ``Column``, ``Row``,
-``Text``, ``List``), so any A2UI renderer draws them (the Dojo's page uses its own FlightCard / HotelCard
+``Text``, ``List``, ``Button``), so any A2UI renderer draws them (the Dojo's page uses its own FlightCard / HotelCard
 catalog; its layouts are in the ``ag_ui_strands`` sdist, ``examples/demo/api/a2ui_fixed_schema_schemas``).
 
 Scripted scenario (no ``STRANDS_AGUI_MODEL``):
@@ -15,6 +15,8 @@ Scripted scenario (no ``STRANDS_AGUI_MODEL``):
   sentence, then ``search_flights`` with three flights on that route and date
 - hotels "in <place>" -> a sentence, then ``search_hotels`` with three hotels there
 - after the result -> a one-line summary (the cards carry the details), offering to book
+- a click on a flight's **Book** (the A2UI ``book_flight`` action, arriving as ``@ag-ui/a2ui-middleware``'s
+  ``log_a2ui_event`` call and result) -> "Booked flight <number> from <origin> to <destination> for <price>."
 - anything else -> what it can search
 
 Run: ``python -m strands_agui.examples.a2ui_fixed_schema`` (port from ``PORT``, default 8000).
@@ -40,7 +42,7 @@ from strands import Agent, tool
 from strands.types.content import Messages
 
 from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
+from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
 from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.models import model_from_env
 from strands_agui.tooling.scripted import Text, Turn
@@ -52,6 +54,8 @@ PROMPTS = (  # the Dojo page's suggestions
     "Find hotels in downtown Manhattan for next weekend.",
 )
 FRONTEND_TOOLS: list[Any] = []
+BOOK_ACTION = "book_flight"  # a flight card's Book button (the Dojo's FlightCard action)
+ACTION_TOOL = "log_a2ui_event"  # how a click reaches the agent: @ag-ui/a2ui-middleware's synthetic call
 FLIGHT_SURFACE_ID = "flight-search-results"
 HOTEL_SURFACE_ID = "hotel-search-results"
 
@@ -65,13 +69,19 @@ FLIGHT_SCHEMA: list[dict[str, Any]] = [
     {"id": "root", "component": "List", "children": {"componentId": "flight-card", "path": "/flights"}},
     {"id": "flight-card", "component": "Card", "child": "flight-body"},
     {"id": "flight-body", "component": "Column",
-     "children": ["flight-title", "flight-route", "flight-times", "flight-facts"]},
+     "children": ["flight-title", "flight-route", "flight-times", "flight-facts", "flight-book"]},
     _text("flight-title", "title", "h3"),
     _text("flight-route", "route"),
     _text("flight-times", "times"),
     _text("flight-facts", "facts"),
+    {"id": "flight-book", "component": "Button", "child": "flight-book-label", "variant": "primary",
+     "action": {"event": {"name": BOOK_ACTION, "context": {  # upstream's flight_schema.json action, as it is
+         "flightNumber": {"path": "flightNumber"}, "origin": {"path": "origin"},
+         "destination": {"path": "destination"}, "price": {"path": "price"}}}}},
+    {"id": "flight-book-label", "component": "Text", "text": "Book"},
 ]
-"""A card per flight: airline and number, route and date, times, then duration, status and price."""
+"""A card per flight: airline and number, route and date, times, then duration, status and price, and a Book
+button whose action (``book_flight``, the flight's number, route and price) a client sends back."""
 
 HOTEL_SCHEMA: list[dict[str, Any]] = [
     {"id": "root", "component": "List", "children": {"componentId": "hotel-card", "path": "/hotels"}},
@@ -205,6 +215,14 @@ def hotels_for(place: str) -> list[dict[str, Any]]:
 
 def scenario(messages: Messages) -> Turn:
     """Decide the scripted model's next turn from the conversation (see the module docstring)."""
+    clicked = [o for o in tool_outcomes(messages) if o.name == ACTION_TOOL and isinstance(o.input, Mapping)]
+    if clicked and clicked[-1].input.get("name") == BOOK_ACTION:
+        context = clicked[-1].input.get("context")
+        flight = context if isinstance(context, Mapping) else {}
+        return [Text(f"Booked flight {snippet(str(flight.get('flightNumber') or '?'), 20)} from "
+                     f"{snippet(str(flight.get('origin') or '?'), 30)} to "
+                     f"{snippet(str(flight.get('destination') or '?'), 30)} for "
+                     f"{snippet(str(flight.get('price') or '?'), 20)}. (A scripted booking: nothing was bought.)")]
     outcomes = [o for o in tool_outcomes(messages) if o.name in ("search_flights", "search_hotels")]
     if outcomes:
         last = outcomes[-1]

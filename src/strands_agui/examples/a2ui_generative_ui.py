@@ -10,7 +10,12 @@ Scripted scenario (no ``STRANDS_AGUI_MODEL``):
 - the planner: a user message -> a sentence, then ``generate_a2ui({"intent": "create"})``; after the result ->
   "Here it is: <title>, drawn above."
 - the designer: ``render_a2ui`` of a card (surface ``checklist``) titled after the words, with a list bound to
-  ``/items`` and one item per part the words list ("a, b and c"; else three generic items); after it -> "Done."
+  ``/items`` and one item per part the words list ("a, b and c"; else three generic items), and a **Done**
+  button whose action (``checklist_done``, context ``{"title", "items"}``: the items read from the data model)
+  a client sends back; after it -> "Done."
+- a click on Done: the client sends the A2UI ``userAction`` as ``forwardedProps.a2uiAction`` and, as
+  ``@ag-ui/a2ui-middleware`` does, a ``log_a2ui_event`` call with its result at the end of the messages; the
+  planner answers it -> "Noted: <title> is done (<items>)."
 
 Run: ``python -m strands_agui.examples.a2ui_generative_ui`` (port from ``PORT``, default 8000).
 """
@@ -40,6 +45,8 @@ PROMPTS = (  # what the console suggests trying (GET /examples)
 )
 FRONTEND_TOOLS: list[Any] = []
 SURFACE_ID = "checklist"
+DONE_ACTION = "checklist_done"  # the Done button's action (A2UI v0.9 ``action.event.name``)
+ACTION_TOOL = "log_a2ui_event"  # how a click reaches the agent: @ag-ui/a2ui-middleware's synthetic call
 SYSTEM_PROMPT = (
     "You are an assistant that answers with UI. When the user asks for something visual (a card, a list, a "
     "form, a dashboard), say so in one sentence and call generate_a2ui; then say where it is in one sentence."
@@ -70,12 +77,38 @@ def surface(words: str) -> dict[str, Any]:
     title, items = checklist(words)
     components = [
         {"id": "root", "component": "Card", "child": "body"},
-        {"id": "body", "component": "Column", "children": ["title", "list"]},
+        {"id": "body", "component": "Column", "children": ["title", "list", "done"]},
         {"id": "title", "component": "Text", "text": title, "variant": "h2"},
         {"id": "list", "component": "List", "children": {"componentId": "item", "path": "/items"}},
         {"id": "item", "component": "Text", "text": {"path": "name"}},
+        {"id": "done", "component": "Button", "child": "done-label", "variant": "primary",
+         "action": {"event": {"name": DONE_ACTION, "context": {"title": title, "items": {"path": "/items"}}}}},
+        {"id": "done-label", "component": "Text", "text": "Done"},
     ]
     return {"surfaceId": SURFACE_ID, "components": components, "data": {"items": [{"name": i} for i in items]}}
+
+
+def user_action(messages: Messages) -> Mapping[str, Any] | None:
+    """The A2UI action the conversation ends with (a ``log_a2ui_event`` call and its result, as
+    ``@ag-ui/a2ui-middleware`` or the console appends them for a click on the surface), else None."""
+    outcomes = tool_outcomes(messages)
+    if outcomes and outcomes[-1].name == ACTION_TOOL and isinstance(outcomes[-1].input, Mapping):
+        return outcomes[-1].input
+    return None
+
+
+def acknowledge(action: Mapping[str, Any]) -> str:
+    """The planner's answer to a click: the action's context names the checklist and its items."""
+    found = action.get("context")
+    context: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    if action.get("name") != DONE_ACTION:
+        return f"Noted: you pressed {snippet(str(action.get('name') or 'a button'), 40)}."
+    listed_items = context.get("items")
+    items: list[Any] = listed_items if isinstance(listed_items, list) else []
+    names = [snippet(str(i.get("name") if isinstance(i, Mapping) else i), 40) for i in items]
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+    title = snippet(str(context.get("title") or "The checklist"), 40)
+    return f"Noted: {title} is done ({listed})." if listed else f"Noted: {title} is done."
 
 
 def designer_turn(messages: Messages) -> Turn:
@@ -85,6 +118,8 @@ def designer_turn(messages: Messages) -> Turn:
 
 
 def planner_turn(messages: Messages) -> Turn:
+    if (action := user_action(messages)) is not None:
+        return [Text(acknowledge(action))]
     outcomes = [o for o in tool_outcomes(messages) if o.name == "generate_a2ui"]
     if outcomes:
         title = checklist(user_text(messages))[0]

@@ -33,7 +33,7 @@ from . import planning
 from .agents import AgentSource, agent_source
 from .background_watch import BackgroundWatch, note_card
 from .invocation import stream_kwargs
-from .loop import Cancellation, Pace, Settle, end_run, no_events, translate
+from .loop import Cancellation, Flush, Pace, Settle, end_run, no_events, translate
 from .model_info import model_info, subagent_models
 from .pause import ThreadPause
 from .ran_inputs import RanInputs
@@ -107,7 +107,7 @@ class StrandsAgent:
                   on_move: OnMove | None = None, request: Any = None,
                   invocation_state: Mapping[str, Any] | None = None,
                   pace: Pace | None = None, cancel: threading.Event | None = None,
-                  principal: str | None = None) -> AsyncIterator[BaseEvent]:
+                  principal: str | None = None, flush: Flush | None = None) -> AsyncIterator[BaseEvent]:
         """Run the agent for one AG-UI request and yield its AG-UI events (RUN_STARTED first, one terminal last).
 
         ``recorder`` writes the Strands events this run consumed as a replayable log; ``on_move`` sees every
@@ -119,8 +119,9 @@ class StrandsAgent:
         cancellation-safe point (its ``cancel_signal``), any source at its next event (the ``cancel`` move);
         it finishes with outcome ``cancelled`` after ``config.on_cancel``. ``principal`` is whose thread this is
         (None: the anonymous principal; the endpoint passes the one its ``auth`` named): another principal's
-        pause or thread on the same ``threadId`` is neither seen nor touched. The request is prepared once, into
-        the run's plan (``runtime/planning.py``), which everything below reads."""
+        pause or thread on the same ``threadId`` is neither seen nor touched. ``flush`` (the console inspector's)
+        gives events to send at once after a Strands event that emitted none (``loop.translate``). The request
+        is prepared once, into the run's plan (``runtime/planning.py``), which everything below reads."""
         if recorder is not None and (reference := config_reference(self.config)) is not None:
             recorder.annotate(**{CONFIG_KEY: reference})  # what `strands-agui replay` replays it with
         threads, store = self.thread_store(), self.sessions
@@ -144,7 +145,7 @@ class StrandsAgent:
 
             live: Opener = (lambda: in_thread(opened)) if offload else opened
             settle = _settle_and_keep(pause.settle, server if threads is not None else None, offload)
-            async with aclosing(self._run(planned, live, on_move, settle, pace, cancel)) as events:  # type: ignore[type-var]
+            async with aclosing(self._run(planned, live, on_move, settle, pace, cancel, flush)) as events:  # type: ignore[type-var]
                 async for event in events:  # closed here, in this task: the close reaches ``translate``
                     note_card(cards, event)
                     yield event
@@ -201,7 +202,7 @@ class StrandsAgent:
 
     async def _run(self, planned: RunPlan, open_stream: Opener, on_move: OnMove | None,
                    settle: Callable[[Translator], Settle | None] | None = None, pace: Pace | None = None,
-                   cancel: threading.Event | None = None) -> AsyncIterator[BaseEvent]:
+                   cancel: threading.Event | None = None, flush: Flush | None = None) -> AsyncIterator[BaseEvent]:
         """RUN_STARTED first (before the agent is built), then the thread's snapshots and the plan's notes, then
         the run's translator from the facts the opener learnt building the agent; an opener that fails ends the
         run with RUN_ERROR. ``settle`` gives the translator's pause and thread bookkeeping."""
@@ -225,7 +226,7 @@ class StrandsAgent:
             cancelled = Cancellation(cancel, self.config.on_cancel) if cancel is not None else None
             translator = opening.translator(facts)
             settled = settle(translator) if settle is not None else None
-            async with aclosing(translate(translator, stream, stop, settled, pace, cancelled)) as events:  # type: ignore[type-var]
+            async with aclosing(translate(translator, stream, stop, settled, pace, cancelled, flush)) as events:  # type: ignore[type-var]
                 async for event in events:  # a close at a yield reaches ``translate``, which stops Strands first
                     yield event
             return

@@ -28,12 +28,15 @@ logger = logging.getLogger(__name__)
 Settle = Callable[[], RunFailure | None | Awaitable[RunFailure | None]]  # after Strands is done, before the end
 Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emitted nothing: a loop turn to await,
 # or None (a server's fairness: ``server.transport.pacing.Pacer`` gives one per time slice)
+Flush = Callable[[], list[BaseEvent]]  # after each Strands event that emitted nothing: events due now (the console
+# inspector's trace of a move no AG-UI event carries, e.g. ``end_turn`` into ``awaiting_result`` before a tool runs)
 UNWIND_LIMIT = 10_000  # events an unwinding run may still yield (a failed Swarm/Graph; a stopped served run)
 
 
 async def translate(translator: Translator, source: AsyncIterator[Mapping[str, Any]],
                     stop: Callable[[], Any] | None = None, settle: Settle | None = None,
-                    pace: Pace | None = None, cancel: Cancellation | None = None) -> AsyncIterator[BaseEvent]:
+                    pace: Pace | None = None, cancel: Cancellation | None = None,
+                    flush: Flush | None = None) -> AsyncIterator[BaseEvent]:
     """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event.
 
     When the machine halts, ``stop`` (the live agent's ``cancel``; none in a replay) asks Strands to end its run
@@ -41,7 +44,8 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
     (the pause bookkeeping) runs before the terminal event, so a paused run can be resumed at once on any worker.
     ``pace`` is called after each Strands event that emitted nothing and the loop turn it returns awaited (None:
     no turn due); ``cancel`` is checked after each (once
-    requested, the ``cancel`` move halts the run)."""
+    requested, the ``cancel`` move halts the run). ``flush`` is called after each Strands event that emitted
+    nothing, before ``pace``, and the events it returns are sent at once (None: nothing is asked, no cost)."""
     failure: RunFailure | None = None
     strands_ended = False  # Strands' generator ran to its end (or raised): nothing of it is left suspended
     async with aclosing(source):  # type: ignore[type-var]
@@ -71,8 +75,12 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                             yield out
                     else:
                         yield item
-                if not items and pace is not None and (turn := pace()) is not None:
-                    await _paced(turn)
+                if not items:
+                    if flush is not None:
+                        for out in flush():
+                            yield out
+                    if pace is not None and (turn := pace()) is not None:
+                        await _paced(turn)
         except GeneratorExit:  # our consumer closed the run at a yield (the driver cut it short: ENCODING_ERROR)
             await _closed_early(stop, source)
             raise
@@ -251,5 +259,5 @@ def _failed(translator: Translator, failure: RunFailure) -> list[Item]:
     return out
 
 
-__all__ = ["Cancellation", "Pace", "Settle", "UNWIND_LIMIT", "end_run", "no_events", "perform", "translate",
+__all__ = ["Cancellation", "Flush", "Pace", "Settle", "UNWIND_LIMIT", "end_run", "no_events", "perform", "translate",
            "unwind"]

@@ -5,7 +5,10 @@ does) **and** the request asks for it with ``forwardedProps: {"strandsAgui": {"i
 run carries two kinds of ``CUSTOM`` events, which any AG-UI client may ignore:
 
 * ``strands_agui.trace``, ``value = {"steps": [...]}``, sent just before the AG-UI events the steps produced
-  (the run's start step just after RUN_STARTED, which always comes first).
+  (the run's start step just after RUN_STARTED, which always comes first); a move no AG-UI event carries
+  (``end_turn`` into ``awaiting_result``: the tools run next, and nothing is sent while they do) is sent at
+  once, right after the Strands event that made it (``loop.translate``'s ``flush``), so the page shows the
+  state the run is in while a tool runs, not the one before.
   A step is ``{"event": <Strands event, sanitized as in a log> | null, "transitions": [{"cause", "trigger",
   "state"}...]}``; ``event`` is null for the run's start and end (``cause`` ``run`` / ``finish`` / ``error``).
   The moves of subagents' own machines (a Swarm/Graph node, an agent used as a tool: a run one level down)
@@ -100,6 +103,11 @@ class _Steps:
         self.sent_sub = 0  # subagents' transitions already sent
         self.sent_declined = 0  # declined moves already sent
 
+    def moved(self) -> bool:
+        """True when a move (the run's or a subagent's) was made that no step sent yet."""
+        trace = self.recorder.trace
+        return len(trace) > self.sent_moves or len(trace.subagents) > self.sent_sub
+
     def take(self) -> list[dict[str, Any]]:
         """The steps not sent yet, in order."""
         trace, events = self.recorder.trace, self.recorder.events
@@ -161,9 +169,15 @@ async def inspected_run(agent: StrandsAgent, input_data: RunAgentInput, *,
     sink = io.StringIO()
     recorder = _StepRecorder(sink, input_data, trace)
     steps = _Steps(recorder)
+
+    def flush() -> list[BaseEvent]:  # after a Strands event that sent nothing: its moves go out now
+        trace_event = _trace_event(steps) if steps.moved() else None
+        return [] if trace_event is None else [trace_event]
+
     # Closed with this generator (RunStream acloses it), so the run's own cleanup runs in this task.
     async with aclosing(agent.run(input_data, recorder=recorder, on_move=moves,  # type: ignore[type-var]
-                                  request=request, pace=pace, principal=principal, cancel=cancel)) as events:
+                                  request=request, pace=pace, principal=principal, cancel=cancel,
+                                  flush=flush)) as events:
         first = await anext(events, None)
         if first is None:
             return

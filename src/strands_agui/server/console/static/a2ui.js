@@ -3,6 +3,10 @@
 // TOOL_CALL_ARGS, parsed as far as they go) and settled by the generate_a2ui result's `a2ui_operations`
 // (createSurface, updateComponents, updateDataModel). Every text goes on the page through textContent;
 // an image is shown only from a data: URL (the page's policy allows nothing from another origin).
+// A Button with an action sends it back as the official renderer (@a2ui/web_core v0.9, CopilotKit's
+// A2UIProvider) builds it: a click dispatches an `a2ui-action` DOM event (bubbling) whose detail is the
+// userAction {name, surfaceId, sourceComponentId, timestamp, context}, the context's bindings resolved from
+// the data model (relative paths from the list item the button is drawn in); console.js sends the run.
 "use strict";
 
 import { el } from "./views.js";
@@ -118,8 +122,16 @@ function draw(id, surface, scope, depth) {
     }
     case "Divider": out = node("hr", "divider"); break;
     case "Button": {
-      out = el("button", { type: "button", class: "a2ui-button", "data-a2ui": name, "data-a2ui-id": id, disabled: "",
-        title: "A2UI actions are not sent back in this console" });
+      const action = actionOf(component.action);
+      out = el("button", { type: "button", class: `a2ui-button${component.variant === "primary" ? " a2ui-primary" : ""}`,
+        "data-a2ui": name, "data-a2ui-id": id, ...(action ? { "data-action": action.name } : { disabled: "" }) });
+      if (action) {
+        out.addEventListener("click", (e) => {
+          e.currentTarget.dispatchEvent(new CustomEvent("a2ui-action", { bubbles: true, detail: {
+            name: action.name, surfaceId: surface.surfaceId, sourceComponentId: id, timestamp: new Date().toISOString(),
+            context: resolveContext(action.context, surface.data, scope) } }));
+        });
+      }
       const inner = component.child ? draw(component.child, surface, scope, depth + 1) : null;
       if (inner) out.append(inner); else out.textContent = String(textOf(component.label ?? component.text, surface.data, scope));
       break;
@@ -148,6 +160,34 @@ function draw(id, surface, scope, depth) {
     default: out = node("span", "placeholder"); out.textContent = `[${name || "component"}]`;
   }
   return out;
+}
+
+// A Button's action -> {name, context} of the event it sends (v0.9 `{event: {name, context: {key: value}}}`;
+// v0.8 `{name, context: [{key, value}]}`), or null (none, or a local functionCall: nothing to send).
+function actionOf(action) {
+  if (!action || typeof action !== "object") return null;
+  const event = action.event && typeof action.event === "object" ? action.event : ("name" in action ? action : null);
+  if (!event || typeof event.name !== "string" || !event.name) return null;
+  let context = event.context && typeof event.context === "object" ? event.context : {};
+  if (Array.isArray(context)) context = Object.fromEntries(context.filter((c) => c && typeof c.key === "string").map((c) => [c.key, c.value]));
+  return { name: event.name, context };
+}
+
+// An action's context with every binding resolved (what the renderer sends: values, never paths).
+function resolveContext(context, data, scope) {
+  const value = (v) => {
+    if (v === null || typeof v !== "object") return v;
+    if (Array.isArray(v)) return v.map(value);
+    if (typeof v.path === "string") return structuredCloneSafe(resolve(v.path, data, scope));
+    for (const k of ["literalString", "literalNumber", "literalBoolean"]) if (k in v) return v[k];
+    if ("call" in v) return null;  // a client-side function: none in this catalog
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, value(x)]));
+  };
+  return Object.fromEntries(Object.entries(context).map(([k, v]) => [k, value(v)]));
+}
+
+function structuredCloneSafe(v) {
+  return v === undefined ? null : JSON.parse(JSON.stringify(v));
 }
 
 // A children spec -> [[componentId, scope]]: a list of ids, or a template over a list in the data model.

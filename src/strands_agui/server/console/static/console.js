@@ -106,6 +106,14 @@ function a2uiStreams(t) {
   return { streams, parents };
 }
 
+// An A2UI click as the agent reads it: @ag-ui/a2ui-middleware's synthetic call and its result text.
+const A2UI_ACTION_TOOL = "log_a2ui_event";
+function a2uiActionResult(action) {
+  let text = `User performed action "${action.name ?? "unknown_action"}" on surface "${action.surfaceId ?? "unknown_surface"}"`;
+  if (action.sourceComponentId) text += ` (component: ${action.sourceComponentId})`;
+  return `${text}. Context: ${JSON.stringify(action.context ?? {})}`;
+}
+
 class ConsoleApp {
   constructor() {
     this.threads = {};
@@ -144,9 +152,9 @@ class ConsoleApp {
   }
 
   // ---- a run and its follow-ups ---------------------------------------------------------------------------
-  async run(example, { label = "message", resume = undefined, parentRunId = undefined } = {}) {
+  async run(example, { label = "message", resume = undefined, parentRunId = undefined, forwarded = undefined } = {}) {
     const t = this.thread(example.path);
-    let next = { label, resume, parentRunId };
+    let next = { label, resume, parentRunId, forwarded };
     for (let followUps = 0; next; followUps += 1) {
       const ok = await this.runOnce(example, t, next);
       next = null;
@@ -159,10 +167,10 @@ class ConsoleApp {
   }
 
   // One request; true when it ended with RUN_FINISHED.
-  async runOnce(example, t, { label, resume, parentRunId }) {
+  async runOnce(example, t, { label, resume, parentRunId, forwarded }) {
     const input = {
       threadId: t.threadId, runId: uid(), messages: clone(t.messages.filter((m) => m.role !== "activity")),
-      state: clone(t.state), tools: example.frontendTools || [], context: [], forwardedProps: INSPECT,
+      state: clone(t.state), tools: example.frontendTools || [], context: [], forwardedProps: { ...INSPECT, ...forwarded },
       protocolVersion: "1.0", // the console reads the AG-UI 1.0 stream (docs/protocol-versions.md)
     };
     if (resume) input.resume = resume;
@@ -224,6 +232,22 @@ class ConsoleApp {
     t.pendingInterrupts = [];
     this.render(this.current.path);
     this.run(this.current);
+    return true;
+  }
+
+  // A click on an A2UI surface's button (a2ui.js): a new run carrying the userAction the way CopilotKit's
+  // renderer sends it (forwardedProps.a2uiAction) and, since nothing stands between this page and the agent,
+  // the messages @ag-ui/a2ui-middleware would append for it (a log_a2ui_event call and its result).
+  sendA2uiAction(userAction) {
+    if (!userAction || !this.current || this.controller || this.unavailable || this.current.log) return false;
+    const t = this.thread();
+    const callId = uid();
+    t.messages.push(
+      { id: uid(), role: "assistant", content: "", toolCalls: [{ id: callId, type: "function",
+        function: { name: A2UI_ACTION_TOOL, arguments: JSON.stringify(userAction) } }] },
+      { id: uid(), role: "tool", toolCallId: callId, content: a2uiActionResult(userAction) });
+    this.render(this.current.path);
+    this.run(this.current, { label: `a2ui: ${userAction.name}`, forwarded: { a2uiAction: { userAction } } });
     return true;
   }
 
@@ -359,6 +383,7 @@ class ConsoleApp {
       this.run(this.current, { label: "regenerate", parentRunId });
     });
     $("stop").addEventListener("click", () => this.controller && this.controller.abort());
+    $("messages").addEventListener("a2ui-action", (e) => this.sendA2uiAction(e.detail));
     $("inspector-run").addEventListener("change", (e) => { this.selectedRun = e.target.value; this.render(this.current.path); });
     $("show-quiet").addEventListener("change", (e) => { $("inspector").dataset.quiet = e.target.checked ? "shown" : "hidden"; });
     $("download-trace").addEventListener("click", () => {

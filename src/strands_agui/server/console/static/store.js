@@ -199,6 +199,9 @@ export function endRun(thread, run, { terminal, stopped = false, failure = null 
   else if (run.status === "running") run.status = terminal ? "finished" : "error";
   run.end = { stopped, failure: failure ? String(failure.message || failure) : "" };
   if (stopped) cancelTasks(thread, run);
+  for (const block of thread.subagents.values()) {  // a subagent the run left open is not running any more
+    if (block.status === "running") block.status = stopped ? "stopped" : "not finished";
+  }
   if (run.status !== "interrupt") settleInterrupts(thread, run.status === "finished" ? null : run.status);
 }
 

@@ -32,10 +32,17 @@ function keyed(container, key, make) {
 const contentText = (content) => (typeof content === "string" ? content
   : (content || []).map((p) => (p.type === "text" ? p.text : `[${p.type}${p.mimeType ? ` ${p.mimeType}` : ""}]`)).join("\n"));
 
-// JSON indented; a JSON string (a tool's text result, encoded as upstream ag_ui_strands encodes it) as its text.
-function pretty(text) {
+// JSON indented; a JSON string (a tool's text result, encoded as upstream ag_ui_strands encodes it) as its text;
+// JSON still arriving (a call's streaming arguments) as it is, its \uXXXX escapes shown as the characters they are.
+export function pretty(text) {
   try { const value = JSON.parse(text); return typeof value === "string" ? value : JSON.stringify(value, null, 2); }
-  catch { return text; }
+  catch { return typeof text === "string" ? unescapeUnicode(text) : text; }
+}
+
+// "\u7dd1" -> "緑" (not an escaped backslash's "\\u7dd1"): partial JSON shown to a person.
+function unescapeUnicode(text) {
+  return text.replace(/(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})/g,
+    (_, slashes, hex) => slashes + String.fromCharCode(parseInt(hex, 16)));
 }
 
 // ---- tool cards ------------------------------------------------------------------------------------------
