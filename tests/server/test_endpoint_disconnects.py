@@ -95,3 +95,39 @@ def test_client_disconnect_cancels_a_silent_tool_call(accept: str, call_sent: by
         read_until(conn, call_sent)
         time.sleep(0.1)  # the tool is running and the stream is silent
         _assert_cancelled_cleanly(server, conn, [tool_cancelled], tasks_before, threads_before)
+
+
+def test_client_disconnect_while_a_result_handler_awaits_ends_strands_its_own_way() -> None:
+    """The client leaves while a ``custom_result_handler`` awaits between two of its events (the
+    agentic_generative_ui example's progress, Stop in the console): Strands, suspended at its yield of the tool's
+    result, is cancelled at its next await and unwinds its own generators in the request's task, so OpenTelemetry
+    logs no "Failed to detach context" (``no_server_errors``) and the handler is cancelled with the run."""
+    from ag_ui.core import StateDeltaEvent
+
+    from strands_agui import StrandsAgentConfig, ToolBehavior, ToolResultContext
+
+    handler_cancelled, after_invocation = threading.Event(), threading.Event()
+
+    async def progress(context: ToolResultContext) -> AsyncIterator[StateDeltaEvent]:
+        yield StateDeltaEvent(delta=[{"op": "add", "path": "/step", "value": 1}])
+        try:
+            await asyncio.sleep(30)
+        finally:
+            handler_cancelled.set()
+        yield StateDeltaEvent(delta=[{"op": "add", "path": "/step", "value": 2}])
+
+    @tool
+    async def lookup(city: str) -> str:  # async: a sync tool's worker thread would outlive the run in the pool
+        """Look a city up."""
+        return f"{city}: sunny"
+
+    config = StrandsAgentConfig(tool_behaviors={"lookup": ToolBehavior(custom_result_handler=progress)})
+    template = Agent(model=ScriptedModel([[ToolUse("lookup", {"city": "Lima"})], [Text("late")]]),
+                     tools=[lookup], callback_handler=None)
+    template.hooks.add_callback(AfterInvocationEvent, lambda event: after_invocation.set())
+    with LiveServer(create_strands_app(StrandsAgent(template, config=config))) as server:
+        tasks_before, threads_before = server.tasks(), set(threading.enumerate())
+        conn = open_stream(server.port, run_input(), "text/event-stream")
+        read_until(conn, b"STATE_DELTA")
+        time.sleep(0.1)  # the handler awaits; Strands is suspended at its yield of the tool's result
+        _assert_cancelled_cleanly(server, conn, [handler_cancelled, after_invocation], tasks_before, threads_before)

@@ -71,8 +71,12 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                     break
                 for item in items:  # ``perform`` inline: no async generator per Strands event
                     if isinstance(item, HookCall):
-                        async for out in run_hook(item, translator):
-                            yield out
+                        try:
+                            async for out in run_hook(item, translator):
+                                yield out
+                        except asyncio.CancelledError:  # the run is cancelled while a user hook awaits
+                            _cancel_in_strands()  # raised again at Strands' next await (anext below)
+                            break
                     else:
                         yield item
                 if not items:
@@ -191,7 +195,8 @@ class Cancellation:
 
 
 def _cancel_in_strands() -> None:
-    """A cancellation that reached the run between two Strands events (while pacing) is requested again, so
+    """A cancellation that reached the run between two Strands events (while pacing, or while a user hook such as
+    a ``custom_result_handler`` awaits) is requested again, so
     it lands at Strands' next await and Strands unwinds its own generators (closing ``stream_async`` from
     outside while it is suspended would leave them to the garbage collector)."""
     task = asyncio.current_task()
