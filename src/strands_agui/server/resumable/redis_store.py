@@ -200,6 +200,23 @@ class RedisEvents:
         return Bounds(int(oldest[0][1]["n"]), _number(newest[0][0]), _events(newest[0][1])[-1].terminal,
                       lost is not None)
 
+    def thread_key(self, thread: str) -> str:
+        """A thread's latest run: ``<prefix>:thread:{<sha256 of thread>}`` (the run's key, a space, its entry)."""
+        return f"{self.prefix}:thread:{{{_digest(thread)}}}"
+
+    async def mark_thread(self, thread: str, run_id: str, entry: str) -> None:
+        await self._call(lambda r: r.set(self.thread_key(thread), f"{run_id} {entry}", ex=max(1, int(self.ttl))))
+
+    async def thread_run(self, thread: str) -> str | None:
+        found = await self._call(lambda r: r.get(self.thread_key(thread)))
+        if not found:
+            return None
+        run_id, _, entry = found.partition(" ")
+        if run_id in self.running:  # this process runs it
+            return entry
+        alive = await self._call(lambda r: r.exists(self.key(run_id, "alive")))
+        return entry if alive else None
+
     async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored]:
         stream = self.key(run_id, "events")
         position = {stream: f"{after}-0"}
