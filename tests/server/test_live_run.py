@@ -6,7 +6,9 @@ none once the run kept the thread. The store-level promises are at the end (no H
 
 from __future__ import annotations
 
+import asyncio
 import shutil
+import socket
 import threading
 import uuid
 from collections.abc import Iterator
@@ -215,4 +217,35 @@ async def test_a_store_names_a_threads_run_only_while_it_is_live(kind: str, requ
     await second.close()
     assert await store.thread_run("thread:a/t") is None
     await store.mark_thread("thread:a/t", "a/r2", '{"runId": "r2"}')  # an ended run (a late mark) names nothing
+    assert await store.thread_run("thread:a/t") is None
+
+
+def test_an_event_store_that_is_down_leaves_the_thread_restorable_without_its_live_run(tmp_path: Path) -> None:
+    """A worker whose Redis is unreachable still restores the kept thread (200, no ``liveRun``), in the Redis
+    client's own time bound, instead of failing the restore with the store."""
+    thread_id = f"t-{uuid.uuid4().hex[:8]}"
+    with Served(tmp_path, MemoryEvents()) as served:
+        served.post(run_body("kept-1", "kept question", thread_id))
+        served.release()
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with Served(tmp_path, RedisEvents(f"redis://127.0.0.1:{port}/0", timeout=1.0)) as down:
+        view = down.thread(thread_id)
+        assert view.status_code == 200, view.text
+        assert "liveRun" not in view.json() and view.json()["messages"][0]["content"] == "kept question"
+
+
+@pytest.mark.slow
+@needs_redis
+async def test_redis_keeps_naming_a_run_that_outlives_its_ttl(request: pytest.FixtureRequest) -> None:
+    """The thread's key expires ``ttl`` after it was written unless the run's heartbeat refreshes it: a run
+    longer than the store's ``ttl`` is still its thread's live run."""
+    store = RedisEvents(request.getfixturevalue("redis").url, prefix=f"live-{uuid.uuid4().hex[:8]}", ttl=2)
+    log = await store.open("a/long", None, lambda: None)
+    await store.mark_thread("thread:a/t", "a/long", '{"runId": "long"}')
+    await asyncio.sleep(4.5)  # past twice the ttl: refreshed by the heartbeats
+    assert await store.thread_run("thread:a/t") == '{"runId": "long"}'
+    log.append('{"type": "RUN_FINISHED"}', "RUN_FINISHED")
+    await log.close()
     assert await store.thread_run("thread:a/t") is None

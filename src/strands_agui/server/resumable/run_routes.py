@@ -151,11 +151,13 @@ class Resumable:
 
     async def live_run(self, thread_id: str, principal: str | None) -> dict[str, Any] | None:
         """The thread's live run as :meth:`on_thread` named it (``runId``, ``started``: seconds since the epoch,
-        ``messages``), None when no run of ``principal`` on the thread is live; 503 when the store is down."""
+        ``messages``), None when no run of ``principal`` on the thread is live, or when the store cannot say (it
+        is down: logged; the thread is still restored, without its live run)."""
         try:
             entry = await self.store.thread_run(thread_key(thread_id, principal))
         except StoreUnavailable as exc:
-            raise unavailable(exc) from exc
+            logger.warning("thread %s: its live run is unknown: %s", thread_id, exc)
+            return None
         return json.loads(entry) if entry else None
 
     async def known(self, run_id: str, principal: str | None) -> None:
