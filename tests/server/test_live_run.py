@@ -17,17 +17,19 @@ from typing import Any
 
 import httpx
 import pytest
+from strands import Agent
 
-from strands_agui import FileSessions
+from strands_agui import FileSessions, StrandsAgent
 from strands_agui.server.app import create_strands_app
 from strands_agui.server.resumable.event_store import EventStore, MemoryEvents
 from strands_agui.server.resumable.redis_store import RedisEvents
 from strands_agui.server.resumable.run_routes import LIVE_MESSAGES_BYTES, Resumable
-from tests.oracles import assert_valid_sse
+from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
+from tests.oracles import CURRENT, LEGACY, assert_valid_sse, check_ag_ui_validate, check_official_client
 from tests.support.live import LiveServer
 from tests.support.principal_app import principal
 from tests.support.redis import RedisServer, redis_server
-from tests.support.resumable import SSE, Gate, frames, gated_agent, reconnect, run_body
+from tests.support.resumable import SSE, Gate, frames, reconnect, run_body
 
 pytestmark = pytest.mark.usefixtures("no_server_errors")
 needs_redis = pytest.mark.skipif(not shutil.which("redis-server"), reason="redis-server: make tools installs it")
@@ -49,6 +51,17 @@ def make_store(kind: str, request: pytest.FixtureRequest) -> EventStore:
     return RedisEvents(request.getfixturevalue("redis").url, prefix=f"live-{uuid.uuid4().hex[:8]}", timeout=20.0)
 
 
+def gated(gate: Gate) -> StrandsAgent:
+    """Says a few words, waits in ``gate``'s tool (a fresh call id each run), then answers."""
+
+    def turn(messages: list[dict[str, Any]]) -> list[Any]:
+        if any("toolResult" in block for block in messages[-1]["content"]):
+            return [Text("Through the gate.")]
+        return [Text("Waiting at the gate."), ToolUse("wait_for_gate", {})]
+
+    return StrandsAgent(Agent(model=ScriptedModel(turn), tools=[gate.tool()], callback_handler=None), name="gated")
+
+
 class Served:
     """A gated agent behind bearer tokens, threads in ``sessions`` (None: threads off), runs resumable in
     ``store`` (None: not resumable); ``post`` runs in a thread of its own while the test looks at the thread."""
@@ -60,7 +73,7 @@ class Served:
             options.update(sessions=FileSessions(tmp), threads=True)
         if store is not None:
             options["resumable"] = Resumable(store)
-        self.server = LiveServer(create_strands_app(gated_agent(self.gate, "Through the gate."), **options))
+        self.server = LiveServer(create_strands_app(gated(self.gate), **options))
         self.url = ""
         self.posts: list[threading.Thread] = []
         self.answers: dict[str, httpx.Response] = {}
@@ -130,12 +143,14 @@ def test_the_thread_names_its_live_run_until_it_ends_and_attaching_gives_the_who
         assert live["liveRun"]["runId"] == "r-2"
         assert [m["content"] for m in live["liveRun"]["messages"]] == ["second question"]
         attached: dict[str, httpx.Response] = {}
-        follower = threading.Thread(target=lambda: attached.setdefault("r", reconnect(served.url, "r-2", None,
-                                                                                      headers=ALICE)))
-        follower.start()
+        followers = [threading.Thread(target=lambda v=version: attached.setdefault(str(v), reconnect(
+            served.url, "r-2", None, headers=ALICE, protocol_version=v))) for version in ("1.0", None)]
+        for follower in followers:
+            follower.start()
         served.release()
-        follower.join(30)
-        whole = attached["r"]
+        for follower in followers:
+            follower.join(30)
+        whole = attached["1.0"]
         assert whole.status_code == 200, whole.text
         events = [event for _, event in frames(whole.content)]
         assert events[0]["type"] == "RUN_STARTED" and events[0]["runId"] == "r-2", "from the run's first event"
@@ -143,6 +158,16 @@ def test_the_thread_names_its_live_run_until_it_ends_and_attaching_gives_the_who
         assert [e["type"] for e in events] == [e["type"] for _, e in frames(served.answers["r-2"].content)]
         assert_valid_sse(whole.content, fail_on_run_error=True)
         assert "liveRun" not in served.thread(thread_id).json()
+        # what a page attaching to it holds (strands-runner.mjs, the console): the thread and the run's new
+        # messages after its RUN_STARTED, then the rest; each generation's client ends with every message once
+        restored = {"type": "MESSAGES_SNAPSHOT", "messages": [*live["messages"], *live["liveRun"]["messages"]]}
+        final = served.thread(thread_id).json()["messages"]
+        for version, client in (("1.0", CURRENT), ("None", LEGACY)):
+            run = [event for _, event in frames(attached[version].content)]
+            page = [run[0], restored, *run[1:]]
+            check_ag_ui_validate(page)
+            report = check_official_client(page, fail_on_run_error=True, client=client)
+            assert [m["id"] for m in report["messages"]] == [m["id"] for m in final], version
 
 
 @pytest.mark.parametrize("kind", KINDS)

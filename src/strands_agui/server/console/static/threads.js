@@ -36,7 +36,8 @@ export async function restoreThread(path, thread) {
   thread.messages = [...(kept.messages || []), ...(kept.liveRun?.messages || [])];
   thread.liveRun = kept.liveRun || null;
   if (kept.state && typeof kept.state === "object") thread.state = kept.state;
-  thread.pendingInterrupts = kept.pendingInterrupts || [];
+  // a run on the thread answers its pending interrupts (a resume) or leaves them (a new message): no card then
+  thread.pendingInterrupts = thread.liveRun ? [] : kept.pendingInterrupts || [];
   if (thread.pendingInterrupts.length) {
     addNotice(thread, "interrupt", "The agent is waiting for your answer.",
       { interrupts: thread.pendingInterrupts, answered: null });
