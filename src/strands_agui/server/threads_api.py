@@ -36,7 +36,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import anyio
 from fastapi import FastAPI, HTTPException, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from strands.types.exceptions import SessionException
 
@@ -79,16 +79,8 @@ class ThreadView(ThreadSummary):
         "What to send as forwardedProps.strandsAgui.holds with the next run's new messages: the server then "
         "sends no MESSAGES_SNAPSHOT while the thread is the one restored ({lastMessageId, messages})."))
     feedback: list[dict[str, Any]] = Field(default_factory=list, description="Feedback on its messages, oldest first.")
-    live_run: LiveRun | None = Field(None, description=(
+    live_run: LiveRun | None = Field(None, exclude_if=lambda run: run is None, description=(
         "Resumable runs on: the caller's run on the thread while it runs; absent when none is."))
-
-    @model_serializer(mode="wrap")
-    def _without_idle_run(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        for key in ("liveRun", "live_run"):
-            if key in data and data[key] is None:
-                del data[key]
-        return data
 
 
 class LiveRun(_Camel):
