@@ -274,3 +274,13 @@ async def test_redis_keeps_naming_a_run_that_outlives_its_ttl(request: pytest.Fi
     log.append('{"type": "RUN_FINISHED"}', "RUN_FINISHED")
     await log.close()
     assert await store.thread_run("thread:a/t") is None
+
+
+def test_the_openapi_document_describes_live_run(tmp_path: Path) -> None:
+    """(Building the document of a resumable app used to raise: the reconnect route named no status code.)"""
+    app = create_strands_app(gated(Gate()), sessions=FileSessions(tmp_path), threads=True, resumable=True)
+    schemas = app.openapi()["components"]["schemas"]
+    view = next(s for name, s in schemas.items() if name.startswith("ThreadView"))
+    assert "liveRun" in view["properties"] and "liveRun" not in view.get("required", [])
+    live = next(s for name, s in schemas.items() if name.startswith("LiveRun"))
+    assert set(live["properties"]) == {"runId", "startedAt", "messages"}

@@ -359,7 +359,7 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
         """Cancel the run on whichever worker runs it: it ends RUN_FINISHED ``outcome: cancelled``."""
         return JSONResponse(await resumable.cancel(run_id, principal_of(request)), status_code=202)
 
-    app.add_api_route(f"{base}/events", run_events, methods=["GET"], response_class=RunStream,
+    app.add_api_route(f"{base}/events", run_events, methods=["GET"], response_class=RunStream, status_code=200,
                       dependencies=dependencies, name=f"{name}_run_events", summary="Reconnect to a run")
     app.add_api_route(f"{base}/cancel", cancel_run, methods=["POST"], status_code=202, dependencies=dependencies,
                       name=f"{name}_cancel_run", summary="Cancel a run")
