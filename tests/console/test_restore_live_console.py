@@ -93,6 +93,20 @@ def test_a_reload_mid_run_shows_the_thread_and_attaches_to_the_live_run(page: An
     expect(page.locator('[data-role="assistant"] [data-testid="message-text"]').last).to_contain_text(FINAL)
     expect(page.locator("body")).to_have_attribute("data-running", "false")
 
+    gate.opened.clear()  # a second run on the kept thread, reloaded mid-run: the kept run first, then this one
+    gate.entered.clear()
+    send(page, "and again")
+    assert gate.entered.wait(20)
+    reload(page, "/gated")
+    expect(page.locator('[data-role="user"]')).to_have_count(2)
+    expect(page.locator("body")).to_have_attribute("data-running", "true")
+    gate.opened.set()
+    wait_idle(page)
+    joined = " ".join(assistant_texts(page))
+    assert joined.count(FINAL) == 2 and joined.count(SO_FAR) == 2, assistant_texts(page)
+    users = page.locator('[data-role="user"] [data-testid="message-text"]').all_inner_texts()
+    assert [t.strip() for t in users] == ["open the gate", "and again"]
+
 
 def test_a_reload_with_an_approval_pending_shows_its_card_and_approving_resumes(page: Any,
                                                                                  kept: LiveServer) -> None:
