@@ -142,6 +142,11 @@ def test_the_thread_names_its_live_run_until_it_ends_and_attaching_gives_the_who
         assert live["messages"] == held
         assert live["liveRun"]["runId"] == "r-2"
         assert [m["content"] for m in live["liveRun"]["messages"]] == ["second question"]
+        answer_id = next(m["id"] for m in held if m["role"] == "assistant")
+        rated = httpx.post(f"{served.url}/threads/{thread_id}/feedback", headers=ALICE, timeout=10,
+                           json={"messageId": answer_id, "rating": "up"})
+        assert rated.status_code == 200, rated.text
+        assert served.thread(thread_id).json()["liveRun"]["runId"] == "r-2", "feedback changed the thread, not the run"
         attached: dict[str, httpx.Response] = {}
         followers = [threading.Thread(target=lambda v=version: attached.setdefault(str(v), reconnect(
             served.url, "r-2", None, headers=ALICE, protocol_version=v))) for version in ("1.0", None)]

@@ -150,7 +150,7 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
         # the live run first: a run that ends meanwhile is then in the thread (kept before its end), not lost
         live = await runs.live_run(thread_id, principal) if runs is not None and threads is not None else None
         thread = await _stored(threads, lambda: threads.load(thread_id, principal)) if threads else None
-        if thread is not None and live is not None and thread.updated >= live["started"]:
+        if thread is not None and live is not None and _kept_by(thread, live):
             live = None  # it kept the thread already: its RUN_FINISHED is on its way, the thread holds it all
         if live is None:
             if thread is None:
@@ -211,6 +211,13 @@ def _view(thread: StoredThread, before: str | None, limit: int | None) -> dict[s
         return thread.view(before, limit)
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from exc
+
+
+def _kept_by(thread: StoredThread, live: dict[str, Any]) -> bool:
+    """Whether the live run has kept the thread (it does just before its terminal event): the thread changed
+    since the run started and holds the messages it was sent (feedback, which changes the thread too, adds none)."""
+    held = {m.get("id") for m in thread.messages}
+    return thread.updated >= live["started"] and all(m.get("id") in held for m in live.get("messages", []))
 
 
 def _live_run(live: dict[str, Any], thread: StoredThread) -> dict[str, Any]:
