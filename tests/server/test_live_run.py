@@ -289,3 +289,25 @@ def test_the_openapi_document_describes_live_run(tmp_path: Path) -> None:
     assert "liveRun" in view["properties"] and "liveRun" not in view.get("required", [])
     live = next(s for name, s in schemas.items() if name.startswith("LiveRun"))
     assert set(live["properties"]) == {"runId", "startedAt", "messages"}
+
+
+@needs_redis
+def test_another_server_on_the_same_redis_names_the_run_and_attaches_to_it(request: pytest.FixtureRequest,
+                                                                           tmp_path: Path) -> None:
+    """The run goes on server A; a page reloaded onto server B (same Redis, same thread storage) is told of it
+    and follows it there to its end."""
+    url, prefix = request.getfixturevalue("redis").url, f"live-{uuid.uuid4().hex[:8]}"
+    thread_id = f"t-{uuid.uuid4().hex[:8]}"
+    with Served(tmp_path, RedisEvents(url, prefix=prefix, timeout=20.0)) as a, \
+            Served(tmp_path, RedisEvents(url, prefix=prefix, timeout=20.0)) as b:
+        a.post(run_body("x-1", "asked on a", thread_id))
+        live = b.thread(thread_id).json()["liveRun"]
+        assert live["runId"] == "x-1" and [m["content"] for m in live["messages"]] == ["asked on a"]
+        followed: dict[str, httpx.Response] = {}
+        follower = threading.Thread(target=lambda: followed.setdefault("b", reconnect(b.url, "x-1", None,
+                                                                                      headers=ALICE)))
+        follower.start()
+        a.release()
+        follower.join(30)
+        assert frames(followed["b"].content) == frames(a.answers["x-1"].content)
+        assert "liveRun" not in b.thread(thread_id).json()
