@@ -38,8 +38,11 @@ export class StrandsThreadRunner extends InMemoryAgentRunner {
             live = super.connect(request).subscribe(subscriber);
             return;
           }
-          const thread = await this.thread(url, request);
-          if (thread?.liveRun && (await this.attach(url, request, thread, subscriber, left.signal))) return;
+          let thread = await this.thread(url, request);
+          if (thread?.liveRun) {
+            if (await this.attach(url, request, thread, subscriber, left.signal)) return;
+            thread = await this.thread(url, request);  // the run is gone: the thread holds what it kept
+          }
           for (const event of this.replay(request.threadId, thread)) subscriber.next(event);
           subscriber.complete();
         })
@@ -87,7 +90,8 @@ export class StrandsThreadRunner extends InMemoryAgentRunner {
   /**
    * The thread's live run (`liveRun` of the thread API, `--resumable`), from its first event:
    * `GET {url}/runs/{runId}/events`; the thread's messages (and the run's new ones) and state right after its
-   * RUN_STARTED. False when the run can no longer be read (ended and expired): the thread is replayed instead.
+   * RUN_STARTED. False when the run can no longer be read (ended and expired): the thread, read again, is
+   * replayed instead.
    */
   async attach(url, { headers }, thread, subscriber, signal) {
     const response = await this.fetch(`${url}/runs/${encodeURIComponent(thread.liveRun.runId)}/events`, {
