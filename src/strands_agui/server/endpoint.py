@@ -106,7 +106,7 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
     observability = _observability(app, agent, settings, environment)
     _add_run_route(app, agent, path, settings, runs, observability)
     _add_capabilities_route(app, agent, path, settings, resumable=runs is not None)
-    add_thread_routes(app, agent, path, settings)
+    add_thread_routes(app, agent, path, settings, runs)
     if runs is not None:
         add_run_routes(app, path, runs, dependencies=settings.route_dependencies, name=settings.name or agent.name,
                        keepalive=settings.keepalive_seconds, coalesce=settings.coalesce_seconds,
@@ -179,6 +179,8 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
         input_data = await validated_run_input(input_data, request)  # 422: before anything of the run
         principal = principal_of(request)
         tap = await runs.start(input_data, principal) if runs is not None else None  # 409, 503: before the stream
+        if runs is not None and tap is not None and agent.threads:  # the thread API's ``liveRun`` while it runs
+            await runs.on_thread(input_data, principal)
         cancel = tap.cancel if tap is not None else None
         observation = observability.observe(input_data)  # None unless traced or measured
         on_move = observation.on_move if observation is not None else None

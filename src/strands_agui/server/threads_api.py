@@ -4,7 +4,11 @@
   first user message, when it last changed, the interrupts it waits for) and ``nextCursor`` (None: no more);
 * ``GET {path}/threads/{threadId}?before=&limit=``: what a page needs to restore it: its AG-UI messages (all,
   or a page: ``limit`` before the message ``before``, ``nextBefore`` for the one before it), state, pending
-  interrupts, and the ``holds`` marker a client sends to get no snapshot of what it already holds;
+  interrupts, and the ``holds`` marker a client sends to get no snapshot of what it already holds; with resumable
+  runs on, ``liveRun`` while a run of the caller's on the thread is live (its id, to attach to it by
+  ``GET {path}/runs/{runId}/events``, and the messages it was sent that the thread does not hold yet): a page
+  reloaded mid-run shows the thread, then the run from its start (a thread whose first run is live answers
+  with no messages and that ``liveRun``);
 * ``DELETE {path}/threads/{threadId}``: forget it (and its pause), 204;
 * ``POST {path}/threads/{threadId}/feedback`` ``{messageId, rating: "up" | "down", comment?}``: feedback on one
   of the thread's assistant messages, kept with the thread (``feedback`` of its view) and recorded as an
@@ -24,6 +28,7 @@ waits longer than the store's bound for one of them answers 503 (busy), as one w
 from __future__ import annotations
 
 import asyncio
+import time
 import weakref
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -40,6 +45,7 @@ from ..runtime.thread_store import DEFAULT_PAGE, MAX_MESSAGES, MAX_PAGE, StoredT
 from .observability.tracing import record_feedback
 from .request.principals import principal_of
 from .request.validation import check_id
+from .resumable.run_routes import Resumable
 from .settings import EndpointSettings
 
 
@@ -73,6 +79,18 @@ class ThreadView(ThreadSummary):
         "What to send as forwardedProps.strandsAgui.holds with the next run's new messages: the server then "
         "sends no MESSAGES_SNAPSHOT while the thread is the one restored ({lastMessageId, messages})."))
     feedback: list[dict[str, Any]] = Field(default_factory=list, description="Feedback on its messages, oldest first.")
+    live_run: LiveRun | None = Field(None, exclude_if=lambda run: run is None, description=(
+        "Resumable runs on: the caller's run on the thread while it runs; absent when none is."))
+
+
+class LiveRun(_Camel):
+    """The run on the thread while it runs (resumable runs on)."""
+
+    run_id: str = Field(description="Attach with GET {path}/runs/{runId}/events: the run from its first event.")
+    started_at: str = Field(description="When it started (ISO 8601, UTC).")
+    messages: list[dict[str, Any]] = Field(description=(
+        "The messages it was sent that the thread does not hold yet (its new user message): a page shows them "
+        "after the thread's messages, before the run's events."))
 
 
 class Feedback(_Camel):
@@ -101,8 +119,10 @@ _MISSING: dict[int | str, dict[str, Any]] = {404: {"description": "The caller ha
                                              **_UNAVAILABLE}
 
 
-def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings) -> None:
-    """Register the thread API under ``path`` (see the module docstring)."""
+def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings,
+                      runs: Resumable | None = None) -> None:
+    """Register the thread API under ``path`` (see the module docstring); ``runs``: the endpoint's resumable runs
+    (``liveRun``)."""
     base = f"{path.rstrip('/')}/threads"
     name = settings.name or agent.name
 
@@ -126,14 +146,22 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
         if before is not None and (not before or len(before) > 200 or not before.isascii()
                                    or not before.isprintable()):
             raise HTTPException(400, "before: not a message id (pass a nextBefore back unchanged)")
-        threads = agent.thread_store()
-        thread = await _stored(threads, lambda: threads.load(thread_id, principal_of(request))) if threads else None
-        if thread is None:
-            raise HTTPException(404, _NOT_FOUND)
-        try:
-            return ThreadView.model_validate(thread.view(before, limit))
-        except ValueError as exc:
-            raise HTTPException(400, str(exc)) from exc
+        threads, principal = agent.thread_store(), principal_of(request)
+        # the live run first: a run that ends meanwhile is then in the thread (kept before its end), not lost
+        live = await runs.live_run(thread_id, principal) if runs is not None and threads is not None else None
+        thread = await _stored(threads, lambda: threads.load(thread_id, principal)) if threads else None
+        if thread is not None and live is not None and _kept_by(thread, live):
+            live = None  # it kept the thread already: its RUN_FINISHED is on its way, the thread holds it all
+        if live is None:
+            if thread is None:
+                raise HTTPException(404, _NOT_FOUND)
+            return ThreadView.model_validate(_view(thread, before, limit))
+        first = thread is None  # the thread's first run is live: nothing is kept yet
+        shown = thread or StoredThread(thread_id, principal, updated=live["started"])
+        view = {**_view(shown, before, limit), "liveRun": _live_run(live, shown)}
+        if first:
+            view["title"] = _first_user_text(view["liveRun"]["messages"])
+        return ThreadView.model_validate(view)
 
     async def delete_thread(request: Request, thread_id: str) -> Response:
         """Forget the caller's thread and its pause."""
@@ -177,6 +205,35 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
                       response_model_exclude_none=True, **common)
 
 
+def _view(thread: StoredThread, before: str | None, limit: int | None) -> dict[str, Any]:
+    """The thread's view (``StoredThread.view``), 400 for a ``before`` it does not hold."""
+    try:
+        return thread.view(before, limit)
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from exc
+
+
+def _kept_by(thread: StoredThread, live: dict[str, Any]) -> bool:
+    """Whether the live run has kept the thread (it does just before its terminal event): the thread changed
+    since the run started and holds the messages it was sent (feedback, which changes the thread too, adds none)."""
+    held = {m.get("id") for m in thread.messages}
+    return thread.updated >= live["started"] and all(m.get("id") in held for m in live.get("messages", []))
+
+
+def _live_run(live: dict[str, Any], thread: StoredThread) -> dict[str, Any]:
+    """The ``liveRun`` of a view: the run's id, when it started, its messages the thread does not hold."""
+    held = {m.get("id") for m in thread.messages}
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(live["started"]))
+    return {"runId": live["runId"], "startedAt": started,
+            "messages": [m for m in live.get("messages", []) if m.get("id") not in held]}
+
+
+def _first_user_text(messages: list[dict[str, Any]]) -> str:
+    """The title of a thread whose first run is live: its first user message's text, shortened."""
+    text = next((m.get("content") for m in messages if m.get("role") == "user"), None)
+    return text[:80] if isinstance(text, str) else ""
+
+
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[anyio.CapacityLimiter, anyio.CapacityLimiter]] = \
     weakref.WeakKeyDictionary()
 
@@ -210,4 +267,4 @@ async def _stored(threads: Threads, read: Callable[[], _T]) -> _T:
         gate.release()
 
 
-__all__ = ["ThreadPage", "ThreadSummary", "ThreadView", "StoredThread", "add_thread_routes"]
+__all__ = ["LiveRun", "ThreadPage", "ThreadSummary", "ThreadView", "StoredThread", "add_thread_routes"]

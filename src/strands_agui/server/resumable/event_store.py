@@ -2,7 +2,8 @@
 
 A store keeps, per run: its events (the wire JSON and the event type), who may read it (the *principal*, None
 when the endpoint authenticates nobody), whether a reader is attached, whether a cancel was requested, and
-whether the worker running it is alive. Two stores:
+whether the worker running it is alive; per thread, its live run (``mark_thread``: the thread API's ``liveRun``,
+``docs/threads.md``). Two stores:
 
 * :class:`MemoryEvents` - one process. At most ``max_runs`` runs holding ``max_bytes`` of events in all, a run
   at most ``max_events`` events and ``max_run_bytes`` (a longer run keeps its newest: a reconnect asking for a
@@ -23,7 +24,9 @@ whether the worker running it is alive. Two stores:
   Beside it: ``:meta`` (the principal; ``lost``, the first event not stored, once the log stopped short),
   ``:alive`` (the running worker's heartbeat, a key that expires ``ALIVE_SECONDS`` after the worker stops
   refreshing it), ``:reader`` (set by readers, expiring), ``:cancel`` (a cancel request, polled by the running
-  worker once per heartbeat). ``<prefix>:live`` and ``<prefix>:live:<principal hash>`` are sorted sets of the
+  worker once per heartbeat), and per thread ``<prefix>:thread:{<h>}`` (``h`` of the thread's key: its latest
+  run and that run's entry, expiring after ``ttl``; it names a live run only while that run's ``:alive`` does).
+  ``<prefix>:live`` and ``<prefix>:live:<principal hash>`` are sorted sets of the
   live runs (scored by their heartbeat's expiry): at most ``max_live_runs`` (10 000) and
   ``max_live_runs_per_principal`` (100) live runs, past them :class:`RunLimit`. A run's writes go out from one
   task per run (a batch gathered for ``BATCH_SECONDS``, one script call), and before each write of the driver
@@ -147,6 +150,13 @@ class EventStore(Protocol):
     async def bounds(self, run_id: str) -> Bounds:
         """What the run's log holds now."""
 
+    async def mark_thread(self, thread: str, run_id: str, entry: str) -> None:
+        """Name the live run ``run_id`` as the one on ``thread`` (a thread's key, scoped by its principal as a
+        run's is), with ``entry`` (JSON: what the thread API shows of it); a later run on the thread replaces it."""
+
+    async def thread_run(self, thread: str) -> str | None:
+        """The entry ``mark_thread`` gave the run on ``thread``, while that run is live (None: none is)."""
+
 
 # ----------------------------------------------------------------------------- in memory
 
@@ -162,6 +172,7 @@ class _Run:
     running: bool = True
     read_at: float = float("-inf")
     readers: int = 0
+    thread: str | None = None  # the thread it was marked as the live run of (``mark_thread``)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -194,6 +205,7 @@ class MemoryEvents:
         self.runs: dict[str, _Run] = {}
         self.ended: OrderedDict[str, _Run] = OrderedDict()  # ended runs, the first to end first: what may go
         self.live: Counter[str | None] = Counter()  # live runs per principal
+        self.threads: dict[str, tuple[str, str]] = {}  # thread -> its live run and that run's entry (live runs only)
         self.bytes = 0  # what every kept event holds (``event_bytes``)
 
     def _get(self, run_id: str) -> _Run | None:
@@ -248,6 +260,19 @@ class MemoryEvents:
         if run is None or not run.events:
             return Bounds(1, 0, False)
         return Bounds(run.dropped + 1, run.last, run.events[-1].terminal)
+
+    async def mark_thread(self, thread: str, run_id: str, entry: str) -> None:
+        run = self.runs.get(run_id)
+        if run is not None and run.running:
+            run.thread = thread
+            self.threads[thread] = (run_id, entry)
+
+    async def thread_run(self, thread: str) -> str | None:
+        found = self.threads.get(thread)
+        if found is None:
+            return None
+        run = self.runs.get(found[0])
+        return found[1] if run is not None and run.running else None
 
     async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored]:
         run = self._get(run_id)
@@ -335,4 +360,6 @@ class _MemoryLog:
         run.running = False
         run.ended_at = time.monotonic()
         self.store._ended(self.run_id, run)
+        if run.thread is not None and self.store.threads.get(run.thread, ("",))[0] == self.run_id:
+            del self.store.threads[run.thread]  # the thread has no live run now (a later one replaced none)
         run.changed.set()

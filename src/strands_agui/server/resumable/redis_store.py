@@ -77,7 +77,7 @@ redis.call('EXPIRE', KEYS[2], ARGV[6])
 return 1
 """
 
-# KEYS: meta, alive, reader, cancel, live, live of the principal
+# KEYS: meta, alive, reader, cancel, live, live of the principal[, the thread it is the live run of]
 # ARGV: principal, alive ms, ttl s, the run's member, the first event not stored ('' : none)
 # -> {1 when the run's meta had to be written again (Redis lost it), a reader attached, the cancel flag}
 _BEAT = _NOW + """
@@ -87,6 +87,7 @@ if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'lost', ARGV[5]) end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[5], now + tonumber(ARGV[2]), ARGV[4])
 redis.call('ZADD', KEYS[6], now + tonumber(ARGV[2]), ARGV[4])
+if KEYS[7] then redis.call('EXPIRE', KEYS[7], ARGV[3]) end
 return {lost, redis.call('EXISTS', KEYS[3]), redis.call('GET', KEYS[4]) or ''}
 """
 
@@ -200,6 +201,27 @@ class RedisEvents:
         return Bounds(int(oldest[0][1]["n"]), _number(newest[0][0]), _events(newest[0][1])[-1].terminal,
                       lost is not None)
 
+    def thread_key(self, thread: str) -> str:
+        """A thread's latest run: ``<prefix>:thread:{<sha256 of thread>}`` (the run's key, a space, its entry)."""
+        return f"{self.prefix}:thread:{{{_digest(thread)}}}"
+
+    async def mark_thread(self, thread: str, run_id: str, entry: str) -> None:
+        """The thread's key names the run for ``ttl`` seconds, refreshed by the run's heartbeat while it runs."""
+        await self._call(lambda r: r.set(self.thread_key(thread), f"{run_id} {entry}", ex=max(1, int(self.ttl))))
+        log = self.running.get(run_id)
+        if log is not None:
+            log.thread = self.thread_key(thread)
+
+    async def thread_run(self, thread: str) -> str | None:
+        found = await self._call(lambda r: r.get(self.thread_key(thread)))
+        if not found:
+            return None
+        run_id, _, entry = found.partition(" ")
+        if run_id in self.running:  # this process runs it
+            return entry
+        alive = await self._call(lambda r: r.exists(self.key(run_id, "alive")))
+        return entry if alive else None
+
     async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored]:
         stream = self.key(run_id, "events")
         position = {stream: f"{after}-0"}
@@ -281,6 +303,7 @@ class _RedisLog:
         self.cancelled = False
         self.reader_seen = float("-inf")
         self.lost: int | None = None  # the first event not stored: the log stops there (docs/reliability.md)
+        self.thread: str | None = None  # the key of the thread it is the live run of (``mark_thread``)
         self.task: asyncio.Task[None] | None = None
         self.lock = asyncio.Lock()
 
@@ -327,7 +350,7 @@ class _RedisLog:
         store, run_id = self.store, self.run_id
         keys = [store.key(run_id, part) for part in ("meta", "alive", "reader", "cancel")]
         recreated, reader, cancel = await store._script(
-            _BEAT, [*keys, store.live_key(None), store.live_key(self.principal)],
+            _BEAT, [*keys, store.live_key(None), store.live_key(self.principal), *filter(None, [self.thread])],
             [self.principal or "", int(ALIVE_SECONDS * 1000), int(store.ttl), _digest(run_id),
              "" if self.lost is None else self.lost])
         if recreated and self.lost is None:

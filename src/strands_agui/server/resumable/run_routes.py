@@ -22,6 +22,10 @@ write awaits :meth:`RunLog.flush`), so a client never holds an id the store has 
   run ends RUN_FINISHED ``outcome: cancelled`` (the ``cancel`` move of ``core/machine.py``). After its end, the
   route still cancels the run's background tasks that outlived it (``wait_for_completion=False``), when this
   worker holds them (``runtime/background_watch.py``): the thread's next run shows them ``cancelled``.
+* **A thread's live run.** With server-side threads on, a run is named in the store as its thread's live run
+  (:meth:`Resumable.on_thread`, the principal's thread only) with the messages it was sent from the last user
+  message on; ``GET <path>/threads/{threadId}`` shows it as ``liveRun`` while it runs (``threads_api.py``), so
+  a page reloaded mid-run, on any runtime or worker, attaches to it by id (``docs/threads.md``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import hashlib
 import json
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
@@ -80,6 +85,23 @@ def run_key(run_id: str, principal: str | None) -> str:
     return f"u-{hashlib.sha256(principal.encode()).hexdigest()[:32]}/{run_id}"
 
 
+def thread_key(thread_id: str, principal: str | None) -> str:
+    """A thread's key in the event store (its live run), scoped by the principal as a run's is."""
+    return f"thread:{run_key(thread_id, principal)}"
+
+
+LIVE_MESSAGES_BYTES = 64 * 1024  # the most JSON of a live run's new messages the store keeps for the thread API
+
+
+def live_messages(input_data: RunAgentInput) -> list[dict[str, Any]]:
+    """What a run was sent from its last user message on (its new messages, and some the thread may hold
+    already): none when they hold more than ``LIVE_MESSAGES_BYTES`` of JSON."""
+    messages = input_data.messages
+    start = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user"), 0)
+    out = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in messages[start:]]
+    return out if len(json.dumps(out)) <= LIVE_MESSAGES_BYTES else []
+
+
 def event_id(run_id: str, seq: int) -> str:
     return f"{run_id}:{seq}"
 
@@ -118,6 +140,28 @@ class Resumable:
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         return RunTap(run_id, log, cancel, self.detach)
+
+    async def on_thread(self, input_data: RunAgentInput, principal: str | None) -> None:
+        """Name the run (started) as its thread's live run, with its new messages (``live_messages``) and when it
+        started; a store that fails is logged (the run goes on; the thread API then names no live run)."""
+        entry = {"runId": input_data.run_id, "started": time.time(), "messages": live_messages(input_data)}
+        try:
+            await self.store.mark_thread(thread_key(input_data.thread_id, principal),
+                                         run_key(input_data.run_id, principal), json.dumps(entry))
+        except StoreUnavailable as exc:
+            logger.warning("run %s: not named as thread %s's live run: %s", input_data.run_id,
+                           input_data.thread_id, exc)
+
+    async def live_run(self, thread_id: str, principal: str | None) -> dict[str, Any] | None:
+        """The thread's live run as :meth:`on_thread` named it (``runId``, ``started``: seconds since the epoch,
+        ``messages``), None when no run of ``principal`` on the thread is live, or when the store cannot say (it
+        is down: logged; the thread is still restored, without its live run)."""
+        try:
+            entry = await self.store.thread_run(thread_key(thread_id, principal))
+        except StoreUnavailable as exc:
+            logger.warning("thread %s: its live run is unknown: %s", thread_id, exc)
+            return None
+        return json.loads(entry) if entry else None
 
     async def known(self, run_id: str, principal: str | None) -> None:
         """404 unless the run exists (and is ``principal``'s); 503 when the store is down."""
@@ -320,7 +364,7 @@ def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencie
         """Cancel the run on whichever worker runs it: it ends RUN_FINISHED ``outcome: cancelled``."""
         return JSONResponse(await resumable.cancel(run_id, principal_of(request)), status_code=202)
 
-    app.add_api_route(f"{base}/events", run_events, methods=["GET"], response_class=RunStream,
+    app.add_api_route(f"{base}/events", run_events, methods=["GET"], response_class=RunStream, status_code=200,
                       dependencies=dependencies, name=f"{name}_run_events", summary="Reconnect to a run")
     app.add_api_route(f"{base}/cancel", cancel_run, methods=["POST"], status_code=202, dependencies=dependencies,
                       name=f"{name}_cancel_run", summary="Cancel a run")
@@ -395,4 +439,5 @@ def unavailable(exc: StoreUnavailable) -> HTTPException:
     return HTTPException(503, f"resumable runs are unavailable: {exc}", headers={"Retry-After": "5"})
 
 
-__all__ = ["DEFAULT_DETACH_SECONDS", "Resumable", "RunTap", "add_run_routes", "parse_last_event_id", "stored_frame"]
+__all__ = ["DEFAULT_DETACH_SECONDS", "LIVE_MESSAGES_BYTES", "Resumable", "RunTap", "add_run_routes",
+           "parse_last_event_id", "stored_frame"]

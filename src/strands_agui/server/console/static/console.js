@@ -15,7 +15,7 @@ import {
   threadStatus, uid,
 } from "./store.js";
 import { forgetThread, regeneration, rememberThread, rememberedThreadId, restoreThread } from "./threads.js";
-import { fetchExamples, streamRun } from "./transport.js";
+import { fetchExamples, followRun, streamRun } from "./transport.js";
 import { el, renderConversation, setText } from "./views.js";
 
 const $ = (id) => document.getElementById(id);
@@ -137,7 +137,10 @@ class ConsoleApp {
     rememberThread(path, t.threadId);
     // only where the server keeps threads (GET /examples `threads`): elsewhere the route would answer 404
     if (this.examples.find((e) => e.path === path)?.threads !== false) {
-      restoreThread(path, t).then((restored) => restored && this.render(path));
+      restoreThread(path, t).then((restored) => {
+        if (restored) this.render(path);
+        if (t.liveRun) this.attach(path, t);
+      });
     }
     return t;
   }
@@ -175,20 +178,32 @@ class ConsoleApp {
     };
     if (resume) input.resume = resume;
     if (parentRunId) input.parentRunId = parentRunId;
-    const run = newRun(input, label);
+    return this.consume(example.path, t, newRun(input, label), (signal) => streamRun(example.path, input, signal));
+  }
+
+  // A page reloaded while a run is on its thread: that run (the thread API's `liveRun`), from its first event.
+  async attach(path, t) {
+    const { runId } = t.liveRun;
+    t.liveRun = null;
+    const input = { threadId: t.threadId, runId, messages: clone(t.messages), state: clone(t.state) };
+    await this.consume(path, t, newRun(input, "reattached"), (signal) => followRun(path, runId, signal));
+  }
+
+  // Apply a run's events to the thread as they come; true when it ended with RUN_FINISHED.
+  async consume(path, t, run, events) {
     t.runs.push(run);
     this.selectedRun = null;
     this.controller = new AbortController();
     t.busy = true;
     this.setBusy(true);
-    this.render(example.path);
+    this.render(path);
     let terminal = null, stopped = false, failure = null;
     try {
-      for await (const ev of streamRun(example.path, input, this.controller.signal)) {
+      for await (const ev of events(this.controller.signal)) {
         recordEvent(run, ev);
         applyEvent(t, ev);
         if (ev.type === "RUN_FINISHED" || ev.type === "RUN_ERROR") terminal = ev.type;
-        this.scheduleRender(example.path);
+        this.scheduleRender(path);
       }
       if (!terminal) addNotice(t, "error", "The stream ended without RUN_FINISHED or RUN_ERROR.");
     } catch (err) {
@@ -201,7 +216,7 @@ class ConsoleApp {
       this.setBusy(false);
     }
     endRun(t, run, { terminal, stopped, failure });
-    this.render(example.path);
+    this.render(path);
     return terminal === "RUN_FINISHED";
   }
 

@@ -25,15 +25,19 @@ export function forgetThread(path) {
   storage()?.removeItem(key(path));
 }
 
-// Fill `thread` from what the server keeps for it; true when it kept something.
+// Fill `thread` from what the server keeps for it; true when it kept something. While a run is on the thread
+// (`liveRun`: the server's runs are resumable), its new messages follow the kept ones and `thread.liveRun` names
+// it: the page then attaches to it (console.js, `attach`).
 export async function restoreThread(path, thread) {
   const url = `${path.replace(/\/$/, "")}/threads/${encodeURIComponent(thread.threadId)}`;
   const response = await fetch(url, { headers: { Accept: "application/json" } }).catch(() => null);
   if (!response?.ok || thread.messages.length) return false;  // nothing kept, or the user already started
   const kept = await response.json();
-  thread.messages = kept.messages || [];
+  thread.messages = [...(kept.messages || []), ...(kept.liveRun?.messages || [])];
+  thread.liveRun = kept.liveRun || null;
   if (kept.state && typeof kept.state === "object") thread.state = kept.state;
-  thread.pendingInterrupts = kept.pendingInterrupts || [];
+  // a run on the thread answers its pending interrupts (a resume) or leaves them (a new message): no card then
+  thread.pendingInterrupts = thread.liveRun ? [] : kept.pendingInterrupts || [];
   if (thread.pendingInterrupts.length) {
     addNotice(thread, "interrupt", "The agent is waiting for your answer.",
       { interrupts: thread.pendingInterrupts, answered: null });

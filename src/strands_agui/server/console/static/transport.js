@@ -57,6 +57,15 @@ export async function* streamRun(path, input, signal) {
   }
 }
 
+// GET {path}/runs/{runId}/events: a resumable run from its first event, then live to its end (a page reloaded
+// mid-run attaches to it); yields its AG-UI 1.0 events.
+export async function* followRun(path, runId, signal) {
+  const url = `${path.replace(/\/$/, "")}/runs/${encodeURIComponent(runId)}/events?protocolVersion=1.0`;
+  const response = await request(url, { signal, headers: { Accept: "text/event-stream" } }, `the run (GET ${url})`);
+  if (response.status === 204) return;  // it ended meanwhile: nothing follows
+  yield* readEvents(response);
+}
+
 // ---- SSE over fetch: frames split on a blank line, `data:` lines joined, `:` comments ignored ----------
 export async function* readEvents(response) {
   const reader = response.body.getReader();

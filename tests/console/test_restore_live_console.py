@@ -1,0 +1,126 @@
+"""The console restores a thread as a CopilotKit page does (issue 30, item 1): reloaded while a run is on the
+thread, it shows the stored thread and the run's question, attaches to the run the thread API names
+(``liveRun``, ``GET {path}/runs/{runId}/events`` from its start) and shows the rest as it streams, each message
+once; reloaded with an approval pending, it shows the approval card again, and approving it resumes the run.
+The server keeps threads (files) and its runs are resumable (memory)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from playwright.sync_api import expect
+from strands import Agent
+
+from strands_agui import FileSessions, StrandsAgent
+from strands_agui.examples.human_in_the_loop import build_agent
+from strands_agui.server.console.page import mount_console
+from strands_agui.server.endpoint import add_strands_fastapi_endpoint
+from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
+from tests.console.browser import assistant_texts, open_example, send, wait_idle
+from tests.support.live import LiveServer
+from tests.support.resumable import Gate
+
+pytestmark = pytest.mark.slow  # a browser (Chromium) per module
+
+SO_FAR = "Waiting at the gate."
+FINAL = "Through the gate at last."
+
+
+@pytest.fixture(scope="module")
+def gate() -> Gate:
+    return Gate()
+
+
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory: pytest.TempPathFactory, gate: Gate) -> Iterator[LiveServer]:
+    sessions = FileSessions(Path(tmp_path_factory.mktemp("sessions")))
+
+    def turn(messages: list[dict[str, Any]]) -> list[Any]:
+        if any("toolResult" in block for block in messages[-1]["content"]):
+            return [Text(FINAL)]
+        return [Text(SO_FAR), ToolUse("wait_for_gate", {})]
+
+    gated = StrandsAgent(Agent(model=ScriptedModel(turn), tools=[gate.tool()], callback_handler=None), name="gated",
+                         sessions=sessions, threads=True)
+    approvals = copy.copy(build_agent())
+    approvals.sessions, approvals.threads = sessions, True
+    app = FastAPI()
+    add_strands_fastapi_endpoint(app, gated, "/gated", resumable=True)
+    add_strands_fastapi_endpoint(app, approvals, "/human_in_the_loop", resumable=True)
+    mount_console(app)
+    with LiveServer(app) as served:
+        yield served
+
+
+def reload(page: Any, path: str) -> None:
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    if page.input_value("#example") != path:  # the page opens on its first example, attached if a run is on it
+        page.select_option("#example", path)
+
+
+def test_a_reload_mid_run_shows_the_thread_and_attaches_to_the_live_run(page: Any, kept: LiveServer,
+                                                                        gate: Gate) -> None:
+    gate.opened.clear()
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(f"{request.method} {request.url}"))
+    open_example(page, kept, "/gated")
+    send(page, "open the gate")
+    expect(page.locator('[data-role="assistant"] [data-testid="message-text"]')).to_contain_text(SO_FAR)
+    assert gate.entered.wait(20)
+
+    reload(page, "/gated")
+    expect(page.locator('[data-role="user"]')).to_have_count(1)
+    expect(page.locator('[data-role="user"]')).to_contain_text("open the gate")
+    expect(page.locator('[data-role="assistant"] [data-testid="message-text"]').first).to_contain_text(SO_FAR)
+    expect(page.locator("body")).to_have_attribute("data-running", "true")  # attached: the run is still on
+    assert any("/gated/runs/" in r and r.endswith("/events?protocolVersion=1.0") for r in requests), requests
+
+    gate.opened.set()
+    wait_idle(page)
+    texts = assistant_texts(page)
+    assert " ".join(texts).count(FINAL) == 1 and " ".join(texts).count(SO_FAR) == 1, texts
+    expect(page.locator('[data-role="user"]')).to_have_count(1)
+    expect(page.locator('[data-testid="error"]')).to_have_count(0)
+
+    reload(page, "/gated")  # the run ended: the kept thread, nothing to attach to
+    expect(page.locator('[data-role="user"]')).to_have_count(1)
+    expect(page.locator('[data-role="assistant"] [data-testid="message-text"]').last).to_contain_text(FINAL)
+    expect(page.locator("body")).to_have_attribute("data-running", "false")
+
+    gate.opened.clear()  # a second run on the kept thread, reloaded mid-run: the kept run first, then this one
+    gate.entered.clear()
+    send(page, "and again")
+    assert gate.entered.wait(20)
+    reload(page, "/gated")
+    expect(page.locator('[data-role="user"]')).to_have_count(2)
+    expect(page.locator("body")).to_have_attribute("data-running", "true")
+    gate.opened.set()
+    wait_idle(page)
+    joined = " ".join(assistant_texts(page))
+    assert joined.count(FINAL) == 2 and joined.count(SO_FAR) == 2, assistant_texts(page)
+    users = page.locator('[data-role="user"] [data-testid="message-text"]').all_inner_texts()
+    assert [t.strip() for t in users] == ["open the gate", "and again"]
+
+
+def test_a_reload_with_an_approval_pending_shows_its_card_and_approving_resumes(page: Any,
+                                                                                 kept: LiveServer) -> None:
+    open_example(page, kept, "/human_in_the_loop")
+    send(page, "book me a flight to Oslo")
+    card = page.locator('[data-testid="interrupt-card"]')
+    expect(card.locator('[data-testid="interrupt-message"]')).to_contain_text("Oslo")
+    wait_idle(page)
+
+    reload(page, "/human_in_the_loop")
+    card = page.locator('[data-testid="interrupt-card"]')
+    expect(card).to_have_count(1)
+    expect(card.locator('[data-testid="interrupt-message"]')).to_contain_text("Oslo")
+    card.locator('[data-testid="approve"]').click()
+    wait_idle(page)
+    assert "Oslo is booked" in assistant_texts(page)[-1]
+    expect(page.locator('[data-testid="error"]')).to_have_count(0)

@@ -1,0 +1,219 @@
+"""A CopilotKit page (v2 hooks and v1 API) reloaded while a run streams, after its runtime restarted: it shows
+the conversation so far and the rest of the run as it streams, then ends, each answer once (issue 30, item 1).
+
+``strands-agui serve --threads --resumable`` names a thread's live run in ``GET {path}/threads/{id}``
+(``liveRun``); the restarted runtime (``runtime.mjs --restore``) holds nothing of the run, so
+``strands-runner.mjs``'s ``StrandsThreadRunner`` attaches to it through ``GET {path}/runs/{runId}/events``. The
+agent is ``tests/support/live_app.py``'s ``/gated``: it says ``SO_FAR``, waits in a tool until the test opens
+the gate (a file), then says ``FINAL``. Without ``liveRun`` (before this), the reloaded page showed nothing of
+the thread (its first run had kept nothing yet) and never the answer.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.console.conftest import TIMEOUT_MS
+from tests.frontends.conftest import (
+    HERE,
+    LOAD_TIMEOUT_MS,
+    Page,
+    connected,
+    free_port,
+    listening_port,
+    node,
+    stop,
+    wait_ping,
+)
+from tests.support.live_app import FINAL, SO_FAR
+
+pytestmark = pytest.mark.slow
+APIS = ["v2", "v1"]
+
+
+class Served:
+    """``serve --app tests.support.live_app:app --threads --resumable``, its gate a file the test creates."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.gate = tmp / "gate-open"
+        port = free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("STRANDS_AGUI_")}
+        env["LIVE_APP_GATE"] = str(self.gate)
+        command = [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--app", "tests.support.live_app:app",
+                   "--port", str(port), "--sessions", str(tmp / "sessions"), "--threads", "--resumable",
+                   "--log-level", "warning"]
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen(command, env=env, text=True, cwd=HERE.parent.parent)
+        wait_ping(self.process, self.url)
+
+    def shut(self) -> None:
+        self.gate.unlink(missing_ok=True)
+
+    def open(self) -> None:
+        self.gate.touch()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    server = Served(tmp_path_factory.mktemp("live"))
+    try:
+        yield server
+    finally:
+        server.open()
+        stop(server.process)
+
+
+class Runtime:
+    """``runtime.mjs --restore`` in front of ``served``; ``restart`` starts a fresh process (its memory empty)."""
+
+    def __init__(self, served: str) -> None:
+        self.served = served
+        self.process: subprocess.Popen[str] | None = None
+        self.base = ""
+
+    def start(self) -> str:
+        env = {**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1", "NODE_ENV": "production"}
+        self.process = subprocess.Popen([node(), "runtime.mjs", self.served, "gated", "--restore"], cwd=HERE,
+                                        env=env, text=True, stdout=subprocess.PIPE)
+        assert self.process.stdout is not None
+        self.base = f"http://127.0.0.1:{listening_port(self.process, self.process.stdout)}"
+        return self.base
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop(self.process)
+            self.process = None
+
+
+@pytest.fixture(scope="module")
+def runtime(served: Served, bundle: Path) -> Iterator[Runtime]:
+    running = Runtime(served.url)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def pages(context: Any) -> Iterator[Any]:  # noqa: F811 - the conftest's context
+    """Opens watched pages on a thread; each ends with no page errors and nothing but loopback asked for."""
+    opened: list[Page] = []
+
+    def open_page(base: str, api: str, agent: str, thread: str) -> Page:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        watched = Page(page, base)
+        with page.expect_response(connected(api), timeout=LOAD_TIMEOUT_MS):
+            page.goto(f"{base}/?api={api}&agent={agent}&thread={thread}")
+        page.wait_for_selector("textarea")
+        opened.append(watched)
+        return watched
+
+    yield open_page
+    for watched in opened:
+        watched.page.close()
+    for watched in opened:
+        assert not watched.errors, f"errors in the page: {watched.errors}"
+        assert not watched.off_loopback, f"the page asked for more than loopback: {watched.off_loopback}"
+        probe = ("405 GET ", "/api/copilotkit/info")  # v1's probe of the REST transport
+        assert [f for f in watched.failed if not f.startswith(probe[0]) or not f.endswith(probe[1])] == []
+
+
+def text_of(page: Any) -> str:
+    return str(page.locator('[data-testid="page"]').inner_text())
+
+
+def shows_times(page: Any, text: str, times: int) -> None:
+    """Wait until the page's chat shows ``text`` exactly ``times`` times."""
+    page.wait_for_function("([text, times]) => document.querySelector('[data-testid=page]').innerText"
+                           ".split(text).length === times + 1", arg=[text, times])
+
+
+def settles(page: Any, counts: dict[str, int]) -> None:
+    """Wait until the chat shows each text exactly so many times, and still does a second later."""
+    for _ in range(2):
+        for text, times in counts.items():
+            shows_times(page, text, times)
+        time.sleep(1)
+    whole = text_of(page)
+    assert all(whole.count(text) == times for text, times in counts.items()), whole
+
+
+def live_run(served: Served, thread: str) -> Any:
+    return httpx.get(f"{served.url}/gated/threads/{thread}", timeout=10).json().get("liveRun")
+
+
+def ended(served: Served, thread: str) -> None:
+    """Wait until the thread names no live run (its run kept the thread: its end is on its way)."""
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while live_run(served, thread) is not None:
+        assert time.monotonic() < deadline, "the run did not end"
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_reload_mid_run_after_the_runtime_restarted_attaches_to_the_live_run(
+        pages: Any, runtime: Runtime, served: Served, api: str) -> None:
+    served.shut()
+    thread = f"live-{uuid.uuid4()}"
+    question = f"what is the forecast? ({api})"
+    first = pages(runtime.base, api, "gated", thread)
+    first.send(question)
+    expect(first.page.locator('[data-testid="page"]')).to_contain_text(SO_FAR)  # the run waits at the gate
+
+    first.page.close()  # the reload begins: the page is gone...
+    runtime.stop()  # ...and so is the runtime that ran it; the server's run goes on (resumable)
+    restarted = runtime.start()
+    again = pages(restarted, api, "gated", thread).page
+    shown = again.locator('[data-testid="page"]')
+    expect(shown).to_contain_text(question)  # the conversation so far: the user's message...
+    expect(shown).to_contain_text(SO_FAR)  # ...and what the run streamed before the reload
+    expect(shown).not_to_contain_text(FINAL)
+
+    served.open()
+    expect(shown).to_contain_text(FINAL)  # the rest of the run, streamed into the reloaded page
+    ended(served, thread)
+    # CopilotKit connects up to three times as a page mounts (v1), each connect replaying the run from its
+    # start: the page settles on each message once
+    settles(again, {FINAL: 1, SO_FAR: 1, question: 1})
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_thread_with_an_earlier_run_shows_it_before_the_live_one(pages: Any, runtime: Runtime, served: Served,
+                                                                    api: str) -> None:
+    """The thread keeps an earlier answer; the reloaded page shows it, then the live run's question and text."""
+    served.shut()
+    thread = f"live-{uuid.uuid4()}"
+    first = pages(runtime.base, api, "gated", thread)
+    first.send("first question")
+    expect(first.page.locator('[data-testid="page"]')).to_contain_text(SO_FAR)
+    served.open()
+    expect(first.page.locator('[data-testid="page"]')).to_contain_text(FINAL)
+    served.shut()
+    first.send("second question")  # once the chat takes it: the first run ended
+    shows_times(first.page, SO_FAR, 2)  # the second run waits at the gate
+
+    first.page.close()
+    runtime.stop()
+    restarted = runtime.start()
+    again = pages(restarted, api, "gated", thread).page
+    shown = again.locator('[data-testid="page"]')
+    expect(shown).to_contain_text("second question")
+    expect(shown).to_contain_text(FINAL)  # the earlier run's answer, from the thread
+    whole = text_of(again)
+    assert whole.index("first question") < whole.index(FINAL) < whole.index("second question"), whole
+    served.open()
+    ended(served, thread)
+    settles(again, {FINAL: 2, "second question": 1, "first question": 1})
