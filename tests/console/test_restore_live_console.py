@@ -108,6 +108,34 @@ def test_a_reload_mid_run_shows_the_thread_and_attaches_to_the_live_run(page: An
     assert [t.strip() for t in users] == ["open the gate", "and again"]
 
 
+def test_stop_on_a_reattached_run_cancels_it_on_the_server(page: Any, kept: LiveServer, gate: Gate) -> None:
+    """Stop on a run the page attached to after a reload cancels the run (``POST {path}/runs/{runId}/cancel``),
+    not only the page's reading of it: once its tool returns (a cancel by id is Strands' own, cooperative: a
+    running tool is not interrupted) the run ends cancelled, and its answer never reaches the thread (without
+    the cancel the detached run would go on and keep it)."""
+    gate.opened.clear()
+    gate.entered.clear()
+    open_example(page, kept, "/gated")
+    send(page, "open the gate, then stop")
+    assert gate.entered.wait(20)
+    reload(page, "/gated")
+    expect(page.locator("body")).to_have_attribute("data-running", "true")  # attached
+    cancels: list[str] = []
+    page.on("request", lambda request: cancels.append(request.url) if request.url.endswith("/cancel") else None)
+    page.click("#stop")
+    wait_idle(page)
+    assert len(cancels) == 1 and "/gated/runs/" in cancels[0], cancels
+    gate.opened.set()  # the tool returns; Strands stops before the model's next turn
+    for _ in range(40):  # the run ends on the server: a reload finds nothing to attach to
+        page.wait_for_timeout(250)
+        reload(page, "/gated")
+        if page.get_attribute("body", "data-running") == "false":
+            break
+    expect(page.locator("body")).to_have_attribute("data-running", "false")
+    assert FINAL not in " ".join(assistant_texts(page)), assistant_texts(page)
+    expect(page.locator('[data-role="user"]')).to_have_count(1)
+
+
 def test_a_reload_with_an_approval_pending_shows_its_card_and_approving_resumes(page: Any,
                                                                                  kept: LiveServer) -> None:
     open_example(page, kept, "/human_in_the_loop")

@@ -15,7 +15,7 @@ import {
   threadStatus, uid,
 } from "./store.js";
 import { forgetThread, regeneration, rememberThread, rememberedThreadId, restoreThread } from "./threads.js";
-import { fetchExamples, followRun, streamRun } from "./transport.js";
+import { cancelRun, fetchExamples, followRun, streamRun } from "./transport.js";
 import { el, renderConversation, setText } from "./views.js";
 
 const $ = (id) => document.getElementById(id);
@@ -120,6 +120,7 @@ class ConsoleApp {
     this.examples = [];
     this.current = null;      // the selected example
     this.controller = null;   // AbortController of the run in flight
+    this.following = null;    // a run the page attached to after a reload ({path, runId}): Stop cancels it
     this.selectedRun = null;  // the run the inspector shows (null: the newest)
     this.renderQueued = false;
     this.unavailable = "";    // why nothing can be sent (no examples), or ""
@@ -186,7 +187,12 @@ class ConsoleApp {
     const { runId } = t.liveRun;
     t.liveRun = null;
     const input = { threadId: t.threadId, runId, messages: clone(t.messages), state: clone(t.state) };
-    await this.consume(path, t, newRun(input, "reattached"), (signal) => followRun(path, runId, signal));
+    this.following = { path, runId };  // Stop cancels it on the server: the page did not start it
+    try {
+      await this.consume(path, t, newRun(input, "reattached"), (signal) => followRun(path, runId, signal));
+    } finally {
+      this.following = null;
+    }
   }
 
   // Apply a run's events to the thread as they come; true when it ended with RUN_FINISHED.
@@ -397,7 +403,11 @@ class ConsoleApp {
       t.messages = kept;
       this.run(this.current, { label: "regenerate", parentRunId });
     });
-    $("stop").addEventListener("click", () => this.controller && this.controller.abort());
+    $("stop").addEventListener("click", () => {
+      if (!this.controller) return;
+      if (this.following) cancelRun(this.following.path, this.following.runId);
+      this.controller.abort();
+    });
     $("messages").addEventListener("a2ui-action", (e) => this.sendA2uiAction(e.detail));
     $("inspector-run").addEventListener("change", (e) => { this.selectedRun = e.target.value; this.render(this.current.path); });
     $("show-quiet").addEventListener("change", (e) => { $("inspector").dataset.quiet = e.target.checked ? "shown" : "hidden"; });

@@ -66,6 +66,16 @@ export async function* followRun(path, runId, signal) {
   yield* readEvents(response);
 }
 
+// POST {path}/runs/{runId}/cancel: ask the server to cancel a resumable run (Stop on a run the page attached to
+// after a reload: aborting its reading alone would leave it running until the server's detach delay). Best effort:
+// a run that ended meanwhile answers 409, and the page has stopped reading it anyway.
+export async function cancelRun(path, runId) {
+  const url = `${path.replace(/\/$/, "")}/runs/${encodeURIComponent(runId)}/cancel`;
+  try {
+    await fetch(url, { method: "POST", headers: { Accept: "application/json" } });
+  } catch { /* the server is gone: nothing runs there any more */ }
+}
+
 // ---- SSE over fetch: frames split on a blank line, `data:` lines joined, `:` comments ignored ----------
 export async function* readEvents(response) {
   const reader = response.body.getReader();
