@@ -80,8 +80,8 @@ def example_input(entry: dict[str, Any]) -> dict[str, Any]:
 def served_examples(sessions: Path | None = None, *, paced: bool = True) -> Iterator[LiveServer]:
     """The examples server (``examples.demo.build_app()``: every example, inspection on), live; ``sessions``:
     its paused threads' directory (``STRANDS_AGUI_SESSIONS``) while it is built and served. ``paced=False``: each
-    example's agent is its ``build_agent`` with ``STRANDS_AGUI_SCRIPTED_DELAY=0`` (and the plan's progress
-    unpaced), the same scripts and events without the pace a browser needs to show streaming."""
+    example's agent is its ``build_agent`` with ``STRANDS_AGUI_SCRIPTED_DELAY=0``: the same scripts and events
+    without the pace a browser needs to show streaming."""
     from strands_agui.examples.demo import build_app
 
     with pytest.MonkeyPatch.context() as patch:
@@ -98,13 +98,11 @@ def served_examples(sessions: Path | None = None, *, paced: bool = True) -> Iter
 def unpace_examples(patch: pytest.MonkeyPatch) -> None:
     """Each example module's ``agent``, while ``patch`` lasts, built by its ``build_agent`` with no scripted delay
     (``examples.demo.build_app`` reads ``module.agent``)."""
-    from strands_agui.examples import agentic_generative_ui
     from strands_agui.examples.demo import EXAMPLES
 
     env = {**os.environ, "STRANDS_AGUI_SCRIPTED_DELAY": "0"}
     for module in EXAMPLES:
-        agent = (module.build_agent(env, step_delay=0) if module is agentic_generative_ui
-                 else module.build_agent(env))
+        agent = module.build_agent(env)  # the plan's own pace stays: its config is the module's (a log names it)
         assert agent.name == module.agent.name, module.__name__
         patch.setattr(module, "agent", agent)
 
