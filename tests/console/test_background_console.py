@@ -12,6 +12,7 @@ from tests.console.browser import open_example, send, wait_idle
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
+EXAMPLES_PACED = False  # the scripted model's words at once: no test here acts while it speaks (conftest)
 
 
 def test_the_task_card_updates_until_it_holds_the_report(page: Any, examples: LiveServer) -> None:
