@@ -3,7 +3,8 @@
 Two servers, each uvicorn on loopback in a background thread:
 
 * ``scripted``: ``tests.console.app`` (scripted Strands agents behind real endpoints, plus raw SSE routes);
-* ``examples``: the served demo app, ``strands_agui.examples.demo.build_app()``.
+* ``examples``: the served demo app, ``strands_agui.examples.demo.build_app()`` (unpaced in a module that sets
+  ``EXAMPLES_PACED = False``).
 
 Chromium is the Debian ``chromium`` package (``/usr/bin/chromium``, or ``$STRANDS_AGUI_CHROMIUM``); Playwright
 only drives it (no ``playwright install``). Without a browser the tests skip locally and fail under ``CI``.
@@ -20,6 +21,7 @@ import pytest
 
 from tests.console.app import build_examples_app, build_scripted_app
 from tests.support.live import LiveServer
+from tests.support.servers import unpace_examples
 
 CHROMIUM = Path(os.environ.get("STRANDS_AGUI_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -47,8 +49,15 @@ def scripted(received: list[dict[str, Any]]) -> Iterator[LiveServer]:
 
 
 @pytest.fixture(scope="module")
-def examples() -> Iterator[LiveServer]:
-    with LiveServer(build_examples_app()) as served:
+def examples(request: pytest.FixtureRequest) -> Iterator[LiveServer]:
+    """The examples at their served pace, or, in a module that sets ``EXAMPLES_PACED = False`` (none of its tests
+    acts while the scripted model is still speaking), with the scripted model's words at once
+    (``tests.support.servers.unpace_examples``; the plan example keeps its 0.4 s between steps)."""
+    with pytest.MonkeyPatch.context() as agents:
+        if not getattr(request.module, "EXAMPLES_PACED", True):
+            unpace_examples(agents)
+        app = build_examples_app()
+    with LiveServer(app) as served:
         yield served
 
 

@@ -13,6 +13,7 @@ from tests.console.browser import assistant_texts, open_example, run_inputs, sen
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
+EXAMPLES_PACED = False  # the scripted model's words at once: no test here acts while it speaks (conftest)
 
 
 def test_an_approval_with_edited_arguments_books_what_the_user_wrote(page: Any, examples: LiveServer) -> None:

@@ -16,6 +16,7 @@ from tests.console.browser import open_example, send, wait_idle
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
+EXAMPLES_PACED = False  # the scripted model's words at once: no test here acts while it speaks (conftest)
 
 
 @tool

@@ -14,6 +14,7 @@ from tests.console.browser import open_example, run_inputs, send, state_json, wa
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow
+EXAMPLES_PACED = False  # the scripted model's words at once: no test here acts while it speaks (conftest)
 
 RUNNING = "running…"
 

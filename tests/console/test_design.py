@@ -21,6 +21,8 @@ from tests.console.browser import assistant_texts, open_example, run_inputs, sen
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
+EXAMPLES_PACED = False  # the scripted model's words at once (conftest); the one test that watches a surface stream
+# serves the examples at their pace itself
 
 WIDTHS = (390, 1024, 1440)
 PANES = ("#chat", "#state-panel", "#machine-panel", "#inspector-panel")
@@ -28,7 +30,12 @@ PANES = ("#chat", "#state-panel", "#machine-panel", "#inspector-panel")
 
 # ---- 1. A2UI ---------------------------------------------------------------------------------------------
 
-def test_the_a2ui_surface_is_painted_while_it_streams(page: Any, examples: LiveServer) -> None:
+def test_the_a2ui_surface_is_painted_while_it_streams(page: Any) -> None:
+    with LiveServer(build_examples_app()) as examples:  # at the served pace: the surface streams word by word
+        surface_streams(page, examples)
+
+
+def surface_streams(page: Any, examples: LiveServer) -> None:
     origins: set[str] = set()
     page.on("request", lambda r: origins.add(f"{urlparse(r.url).scheme}://{urlparse(r.url).netloc}"))
     open_example(page, examples, "/a2ui_generative_ui")

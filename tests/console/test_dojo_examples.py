@@ -13,6 +13,7 @@ from tests.console.browser import assistant_texts, open_example, state_json, wai
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow
+EXAMPLES_PACED = False  # the scripted model's words at once: no test here acts while it speaks (conftest)
 
 ANSWERS = {  # route -> (its first suggested prompt, what the assistant answers it)
     "/agentic_chat_reasoning": ("Hi there!", "how can I assist you?"),

@@ -13,6 +13,7 @@ from tests.console.browser import assistant_texts, open_example, run_inputs, sen
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
+EXAMPLES_PACED = False  # the scripted model's words at once: no test here acts while it speaks (conftest)
 
 
 def test_run_error_after_a_tool_result_is_shown_after_the_tool(page: Any, scripted: LiveServer) -> None:

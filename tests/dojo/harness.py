@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.oracles import CLIENT_SCRIPT, CLIENTS, CURRENT, LEGACY, OracleSetupError
+from tests.oracles import CURRENT, LEGACY, OracleSetupError, run_official_client
 
 DOJO = Path(__file__).resolve().parent
 REPO = DOJO.parents[1]
@@ -188,16 +188,15 @@ def _client(url: str, body: dict[str, Any], generation: str, work: Path, strict:
     with os.fdopen(fd, "w") as f:
         json.dump(body, f)
     events_out = Path(name).with_suffix(".jsonl")
-    args = ["node", str(CLIENT_SCRIPT), url, name, "--timeout", str(TIMEOUT_S), "--events-out", str(events_out)]
-    done = subprocess.run([*args, *(["--strict"] if strict else [])], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "AGUI_CLIENT_DIR": str(CLIENTS[generation])}, stdin=subprocess.DEVNULL)
-    try:
-        report: dict[str, Any] = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        raise OracleSetupError(f"the client exited {done.returncode}: {done.stderr[-2000:]}") from None
+    args = [url, name, "--timeout", str(TIMEOUT_S), "--events-out", str(events_out)]
+    # the CLI's check on a long-lived client process of this generation (tests.oracles' servers)
+    found, returncode, stderr = run_official_client([*args, *(["--strict"] if strict else [])], client=generation)
+    if found is None:
+        raise OracleSetupError(f"the client exited {returncode}: {stderr[-2000:]}")
+    report: dict[str, Any] = found
     if "timed out" in json.dumps(report.get("error") or {}):
         raise ClientTimeout(f"the official client {generation} got no end of the run from {url} in {TIMEOUT_S} s")
-    if done.returncode != 0:
+    if returncode != 0:
         keep = {k: report.get(k) for k in ("outcome", "error", "run_error", "strict_findings", "http_status")}
         raise AssertionError(f"the official client {generation} rejected {url}: {json.dumps(keep, indent=1)}")
     events = [json.loads(line) for line in events_out.read_text().splitlines() if line.strip()]

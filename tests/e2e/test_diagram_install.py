@@ -1,11 +1,18 @@
 """`strands-agui diagram` after a plain ``pip install strands-agui`` (no extras, so no graphviz package): it writes
-the Mermaid diagram, says in one line how to get the DOT and SVG files, and exits 0. The project is installed
-with pip into a fresh ``python -m venv`` (pip's cache supplies the dependencies)."""
+the Mermaid diagram, says in one line how to get the DOT and SVG files, and exits 0.
+
+What a plain install brings is the closure of the project's dependencies (``[project] dependencies`` of this tree,
+then each one's own ``Requires-Dist`` without extras, as installed here): no graphviz in it. The project is installed
+with pip (``--no-deps``) into a fresh ``python -m venv`` that sees the test environment's packages but graphviz
+through a ``.pth`` line (as ``tests/e2e/test_install.py`` does), so nothing is downloaded or unpacked again."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -18,22 +25,78 @@ from tests.support.paths import REPO
 ROOT = REPO
 
 
+def _plain_closure() -> set[str]:
+    """The distributions ``pip install strands-agui`` brings (normalised names): the project's dependencies and
+    theirs, markers evaluated without extras, each as installed in this environment."""
+    import tomllib
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    todo = [Requirement(r) for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]]
+    seen: set[str] = set()
+    while todo:
+        requirement = todo.pop()
+        name = canonicalize_name(requirement.name)
+        if name in seen or (requirement.marker is not None and not requirement.marker.evaluate({"extra": ""})):
+            continue
+        seen.add(name)
+        try:
+            todo += [Requirement(r) for r in distribution(name).requires or ()]
+        except PackageNotFoundError:
+            pass  # not installed here, so not graphviz's way in either (graphviz is installed: the dev extra)
+    return seen
+
+
+def _without_graphviz(tmp: Path) -> Path:
+    """This environment's packages but graphviz (and the clone's own strands_agui), as symlinks in one directory."""
+    from importlib.metadata import distribution
+
+    purelib = Path(sysconfig.get_paths()["purelib"])
+    graphviz = {Path(str(f)).parts[0] for f in distribution("graphviz").files or ()}
+    assert graphviz, "the dev extra's graphviz package is installed here"
+    deps = tmp / "deps"
+    deps.mkdir()
+    for entry in purelib.iterdir():
+        if entry.name in graphviz or "strands_agui" in entry.name or entry.suffix == ".pth":
+            continue
+        (deps / entry.name).symlink_to(entry)
+    return deps
+
+
 def _plain_install(tmp: Path) -> Path:
     env_dir = tmp / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    Path(purelib, "test-dependencies.pth").write_text(f"{_without_graphviz(tmp)}\n", encoding="utf-8")
     source = tmp / "source"  # a copy: building in the clone would leave build/ and egg-info behind
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         (source / name).write_bytes((ROOT / name).read_bytes())
-    subprocess.run(["cp", "-r", str(ROOT / "src"), str(source / "src")], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", str(source)], check=True, capture_output=True,
-                   text=True, timeout=900)
+    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    no_isolation = ["--no-build-isolation"] if _has_modern_setuptools() else []
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", *no_isolation,
+                    str(source)], check=True, capture_output=True, text=True, timeout=900)
     return env_dir
+
+
+def _has_modern_setuptools() -> bool:
+    """The setuptools the ``dev`` extra installs (PEP 639 license strings), so the build needs no download."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return int(version("setuptools").split(".")[0]) >= 77
+    except PackageNotFoundError:
+        return False
 
 
 @pytest.mark.slow
 def test_diagram_on_a_plain_install_writes_mermaid_and_says_how_to_get_svg(tmp_path: Path) -> None:
+    assert "graphviz" not in _plain_closure(), "the plain install must not bring the graphviz package"
+    assert {"strands-agents", "fastapi", "uvicorn"} <= _plain_closure()  # the closure is the real one
     env_dir = _plain_install(tmp_path)
     probe = subprocess.run([str(env_dir / "bin" / "python"), "-c", "import graphviz"], capture_output=True)
     assert probe.returncode != 0, "the plain install must not bring the graphviz package"

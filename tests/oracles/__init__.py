@@ -19,8 +19,9 @@ processes: per client generation and per (pytest worker) process, started on fir
 check at a time each. One that died is replaced transparently; one that overruns ``_NODE_TIMEOUT_S`` is
 killed (the check fails with ``subprocess.TimeoutExpired``, as a one-off process would) and replaced on the
 next check; all are killed at interpreter exit. ``AGUI_ORACLE_SERVER=0`` (or ``false``/``no``/``off``)
-falls back to one ``node`` process per check. Live checks against a URL (``tests/server/test_http_oracles.py`` and
-others) run the CLI themselves.
+falls back to one ``node`` process per check. Live checks against a URL (``tests/server/test_http_oracles.py``,
+``tests/server/test_protocol_versions.py``, ``tests/dojo``) go to the same servers with :func:`run_official_client`
+(the CLI's arguments in, its report and exit code out).
 
 Usage::
 
@@ -61,6 +62,7 @@ __all__ = [
     "check_official_client_sse",
     "check_official_client_many",
     "check_official_client_proto",
+    "run_official_client",
     "ag_ui_validate_report",
     "ag_ui_validate_findings",
     "ag_ui_validate_sse_findings",
@@ -414,6 +416,18 @@ def _run_client(argv: list[str], client: str) -> tuple[dict[str, Any] | None, in
     except json.JSONDecodeError:
         report = None
     return report, proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]
+
+
+def run_official_client(argv: Sequence[str], *, client: str = CURRENT) -> tuple[dict[str, Any] | None, int, str]:
+    """``node agui_client_check.mjs *argv`` for any check the CLI runs, a live one included (``URL input.json
+    --strict --followup TEXT --events-out FILE ...``), on a long-lived server of ``client``'s generation (a
+    process per check with ``AGUI_ORACLE_SERVER=0``): ``(report or None, exit code, stderr tail)``, as the CLI
+    prints, exits and writes them. Paths in ``argv`` must be absolute (the servers' working directory is
+    ``CLIENT_DIR``)."""
+    _node()
+    _ensure_client_installed(client)
+    report, code, _stdout, stderr = _run_client(list(argv), client)
+    return report, code, stderr
 
 
 def _run_client_on_file(

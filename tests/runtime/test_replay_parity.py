@@ -44,7 +44,7 @@ ID_KEYS = ("id", "runId", "threadId", "parentRunId")
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with served_examples(tmp_path_factory.mktemp("sessions")) as server:
+    with served_examples(tmp_path_factory.mktemp("sessions"), paced=False) as server:
         yield server
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -18,24 +17,24 @@ from ag_ui_validate.pytest_plugin import assert_valid_agui_endpoint
 
 from strands_agui.server.transport.proto import PROTO_MEDIA_TYPE, decode_frames
 from strands_agui.tooling.testing import normalize_ids
-from tests.oracles import CLIENT_SCRIPT, check_ag_ui_validate
+from tests.oracles import check_ag_ui_validate, run_official_client
 from tests.support.live import LiveServer
 from tests.support.servers import EXAMPLE_PROMPTS, example_input, served_examples
 
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[LiveServer, list[dict[str, Any]]]]:
-    with served_examples() as server:
+    with served_examples(paced=False) as server:
         yield server, httpx.get(f"{server.url}/examples", timeout=10).json()
 
 
 def official_client(url: str, data: dict[str, Any], tmp: Path, *extra: str) -> dict[str, Any]:
     path = tmp / f"{data['threadId']}.json"
     path.write_text(json.dumps(data))
-    done = subprocess.run(["node", str(CLIENT_SCRIPT), url, str(path), "--strict", "--fail-on-run-error",
-                           "--timeout", "60", *extra], capture_output=True, text=True, timeout=120)
-    report = json.loads(done.stdout or "{}")
-    assert done.returncode == 0, f"{url}: {json.dumps(report, indent=1)[:3000]}\n{done.stderr[-2000:]}"
+    found, code, stderr = run_official_client([url, str(path), "--strict", "--fail-on-run-error", "--timeout", "60",
+                                               *extra])
+    report = found or {}
+    assert code == 0, f"{url}: {json.dumps(report, indent=1)[:3000]}\n{stderr[-2000:]}"
     return report
 
 

@@ -42,7 +42,7 @@ INSPECT = {"strandsAgui": {"inspect": True}}
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[LiveServer]:
-    with served_examples() as server:
+    with served_examples(paced=False) as server:
         yield server
 
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import os
 import re
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -22,10 +20,10 @@ from ag_ui.core import RunFinishedEvent, RunStartedEvent, ToolCallResultEvent
 
 from strands_agui.server.transport.versions import declared_event, legacy_event, parts_text, speaks_legacy
 from strands_agui.tooling.testing import normalize_ids
-from tests.oracles import CLIENT_SCRIPT, CLIENTS, CURRENT, LEGACY, check_official_client, check_official_client_many
+from tests.oracles import CURRENT, LEGACY, check_official_client, check_official_client_many, run_official_client
 from tests.support.live import LiveServer
 from tests.support.replays import NAMES, replayed
-from tests.support.servers import EXAMPLE_PROMPTS, example_input
+from tests.support.servers import EXAMPLE_PROMPTS, example_input, served_examples
 
 
 def test_a_declaration_chooses_the_stream(caplog: pytest.LogCaptureFixture) -> None:
@@ -79,9 +77,7 @@ def test_every_golden_stream_passes_both_client_generations(proto: bool) -> None
 
 @pytest.mark.slow
 def test_every_example_route_passes_both_client_generations(tmp_path: Path) -> None:
-    from strands_agui.examples.demo import build_app
-
-    with LiveServer(build_app()) as server:
+    with served_examples(paced=False) as server:
         entries = httpx.get(f"{server.url}/examples", timeout=10).json()
         assert {e["path"] for e in entries} == set(EXAMPLE_PROMPTS)
         jobs = [(entry, client, encoding) for entry in entries for client in (CURRENT, LEGACY)
@@ -126,13 +122,11 @@ def live_client(url: str, entry: dict[str, Any], client: str, encoding: tuple[st
     path = tmp / f"{data['threadId']}.json"
     path.write_text(json.dumps(data))
     extra = ("--followup", "background changed") if entry["frontendTools"] else ()
-    done = subprocess.run(["node", str(CLIENT_SCRIPT), url + entry["path"], str(path), "--strict",
-                           "--fail-on-run-error", "--timeout", "60", "--events-out", str(path) + ".out",
-                           *extra, *encoding],
-                          capture_output=True, text=True, timeout=120, cwd=CLIENTS[client],
-                          env={**os.environ, "AGUI_CLIENT_DIR": str(CLIENTS[client])})
-    report = json.loads(done.stdout or "{}")
-    assert done.returncode == 0, f"{client} {entry['path']} {encoding}: {json.dumps(report)[:3000]}"
+    found, code, stderr = run_official_client([url + entry["path"], str(path), "--strict", "--fail-on-run-error",
+                                               "--timeout", "60", "--events-out", str(path) + ".out", *extra,
+                                               *encoding], client=client)
+    report = found or {}
+    assert code == 0, f"{client} {entry['path']} {encoding}: {json.dumps(report)[:3000]}\n{stderr}"
     report["request"] = report.get("request_body") or {}
     return report  # type: ignore[no-any-return]
 

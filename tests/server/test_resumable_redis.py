@@ -70,6 +70,13 @@ def two_servers(redis_url: str) -> Iterator[tuple[str, str]]:
         yield a + MULTI, b + MULTI
 
 
+@pytest.fixture(scope="module")
+def slow_servers(redis_url: str) -> Iterator[tuple[str, str]]:
+    """Two servers whose model speaks 0.1 s a word: a run is still going when the other server acts on it."""
+    with serve(redis_url, 1, "0.1") as (a, _), serve(redis_url, 1, "0.1") as (b, _):
+        yield a, b
+
+
 def assert_stitched(held: bytes, rest: httpx.Response, whole: httpx.Response, run_id: str) -> list[dict[str, Any]]:
     assert rest.status_code == 200, rest.text
     joined = frames(held + rest.content)
@@ -104,16 +111,16 @@ def test_two_workers_on_one_port_stitch_every_cut(redis_url: str) -> None:
             assert_stitched(held, reconnect(url + MULTI, run_id, last), reconnect(url + MULTI, run_id, None), run_id)
 
 
-def test_cancel_on_the_other_server_finishes_the_run_cancelled(redis_url: str) -> None:
-    with serve(redis_url, 1, "0.1") as (a, _), serve(redis_url, 1, "0.1") as (b, _):
-        result: dict[str, httpx.Response] = {}
-        posting = threading.Thread(target=lambda: result.setdefault(
-            "run", httpx.post(a + MULTI, json=run_body("x-3"), headers=SSE, timeout=60)))
-        posting.start()
-        answers: list[httpx.Response] = []
-        wait_for(lambda: answers.append(httpx.post(f"{b}{MULTI}/runs/x-3/cancel")) or answers[-1].status_code != 404,
-                 "the run", limit=30)  # 404 until server a has opened the run's log
-        posting.join(60)
+def test_cancel_on_the_other_server_finishes_the_run_cancelled(slow_servers: tuple[str, str]) -> None:
+    a, b = slow_servers
+    result: dict[str, httpx.Response] = {}
+    posting = threading.Thread(target=lambda: result.setdefault(
+        "run", httpx.post(a + MULTI, json=run_body("x-3"), headers=SSE, timeout=60)))
+    posting.start()
+    answers: list[httpx.Response] = []
+    wait_for(lambda: answers.append(httpx.post(f"{b}{MULTI}/runs/x-3/cancel")) or answers[-1].status_code != 404,
+             "the run", limit=30)  # 404 until server a has opened the run's log
+    posting.join(60)
     assert answers[-1].status_code == 202, answers[-1].text
     events = [e for _, e in frames(result["run"].content)]
     assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"] == {"type": "cancelled"}
@@ -121,13 +128,14 @@ def test_cancel_on_the_other_server_finishes_the_run_cancelled(redis_url: str) -
     assert_valid_sse(result["run"].content, fail_on_run_error=True)
 
 
-def test_a_sigkilled_workers_run_ends_run_lost_for_a_reconnecting_client(redis_url: str) -> None:
-    with serve(redis_url, 1, "0.1") as (b, _):
-        with serve(redis_url, 1, "0.1") as (a, group):
-            held, last = cut(a + MULTI, run_body("x-4"), after=8)
-            os.killpg(group, signal.SIGKILL)
-        started = time.monotonic()
-        rest = reconnect(b + MULTI, "x-4", last, timeout=60)
+def test_a_sigkilled_workers_run_ends_run_lost_for_a_reconnecting_client(redis_url: str,
+                                                                         slow_servers: tuple[str, str]) -> None:
+    _, b = slow_servers  # the server the client reconnects to; the one killed is this test's own
+    with serve(redis_url, 1, "0.1") as (a, group):
+        held, last = cut(a + MULTI, run_body("x-4"), after=8)
+        os.killpg(group, signal.SIGKILL)
+    started = time.monotonic()
+    rest = reconnect(b + MULTI, "x-4", last, timeout=60)
     assert time.monotonic() - started < 30
     tail = [e for _, e in frames(rest.content)]
     assert tail[-1]["type"] == "RUN_ERROR" and tail[-1]["code"] == "RUN_LOST"

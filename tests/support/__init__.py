@@ -3,8 +3,9 @@
 * ``wire.py``: request bodies (``run_input``, ``body``, ``user``, ``image``), headers, posting, and reading
   what comes back (``parse_sse`` asserting our exact framing, ``sse_events`` lenient, ``events_in`` either framing).
 * ``agents.py``: the scripted agents served in tests (``echo_model``, ``strands_agent``, ``ScriptedRun``).
-* ``servers.py``: live servers (``echo_server``, ``served_examples``), raw sockets for disconnect tests, and the
-  ``no_server_errors`` guard with its ``tolerates`` marker.
+* ``servers.py``: live servers (``echo_server``, ``served_examples``; ``paced=False`` / ``unpace_examples``: the
+  examples without the scripted model's 0.03 s per word, for tests that only read what a run ends with), raw
+  sockets for disconnect tests, and the ``no_server_errors`` guard with its ``tolerates`` marker.
 * ``replays.py``: the recorded fixtures replayed with their scenario's config.
 * ``hostile.py``: the battery of bad requests (``CASES``).
 * ``trace.py``: checking a machine trace against the transition table.

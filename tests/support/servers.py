@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -76,16 +77,34 @@ def example_input(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 @contextmanager
-def served_examples(sessions: Path | None = None) -> Iterator[LiveServer]:
+def served_examples(sessions: Path | None = None, *, paced: bool = True) -> Iterator[LiveServer]:
     """The examples server (``examples.demo.build_app()``: every example, inspection on), live; ``sessions``:
-    its paused threads' directory (``STRANDS_AGUI_SESSIONS``) while it is built and served."""
+    its paused threads' directory (``STRANDS_AGUI_SESSIONS``) while it is built and served. ``paced=False``: each
+    example's agent is its ``build_agent`` with ``STRANDS_AGUI_SCRIPTED_DELAY=0``: the same scripts and events
+    without the pace a browser needs to show streaming."""
     from strands_agui.examples.demo import build_app
 
     with pytest.MonkeyPatch.context() as patch:
         if sessions is not None:
             patch.setenv("STRANDS_AGUI_SESSIONS", str(sessions))
-        with LiveServer(build_app()) as server:
+        with pytest.MonkeyPatch.context() as agents:  # the examples' own agents are back once the app is built
+            if not paced:
+                unpace_examples(agents)
+            app = build_app()
+        with LiveServer(app) as server:
             yield server
+
+
+def unpace_examples(patch: pytest.MonkeyPatch) -> None:
+    """Each example module's ``agent``, while ``patch`` lasts, built by its ``build_agent`` with no scripted delay
+    (``examples.demo.build_app`` reads ``module.agent``)."""
+    from strands_agui.examples.demo import EXAMPLES
+
+    env = {**os.environ, "STRANDS_AGUI_SCRIPTED_DELAY": "0"}
+    for module in EXAMPLES:
+        agent = module.build_agent(env)  # the plan's own pace stays: its config is the module's (a log names it)
+        assert agent.name == module.agent.name, module.__name__
+        patch.setattr(module, "agent", agent)
 
 
 # ----------------------------------------------------------------------------------------- raw connections
