@@ -208,3 +208,61 @@ def copilotkit(context: Any, runtime: str) -> Iterator[Page]:
     assert not watched.off_loopback, f"the page asked for more than loopback: {watched.off_loopback}"
     # `<CopilotKit runtimeUrl>` (v1) first probes the REST transport: GET .../info is 405 on the single route
     assert [f for f in watched.failed if not f.startswith("405 GET ") or not f.endswith("/api/copilotkit/info")] == []
+
+
+class RestartableRuntime:
+    """``runtime.mjs --restore`` (``strands-runner.mjs``'s runner) in front of a served app, for ``routes`` (its
+    agents' names, comma-separated); ``stop`` then ``start`` is a runtime restart (a fresh process, its memory
+    empty). The restore tests' runtime (``test_restore.py``, ``test_restore_live.py``)."""
+
+    def __init__(self, served: str, routes: str) -> None:
+        self.served, self.routes = served, routes
+        self.process: subprocess.Popen[str] | None = None
+        self.base = ""
+
+    def start(self) -> str:
+        env = {**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1", "NODE_ENV": "production"}
+        self.process = subprocess.Popen([node(), "runtime.mjs", self.served, self.routes, "--restore"], cwd=HERE,
+                                        env=env, text=True, stdout=subprocess.PIPE)
+        assert self.process.stdout is not None
+        self.base = f"http://127.0.0.1:{listening_port(self.process, self.process.stdout)}"
+        return self.base
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop(self.process)
+            self.process = None
+
+
+@pytest.fixture
+def pages(context: Any, browser: Any) -> Iterator[Any]:  # noqa: F811 - browser is the imported fixture
+    """Opens watched pages on a thread (in ``context``, or another one); each ends with no page errors and
+    nothing but loopback asked for."""
+    opened: list[Page] = []
+    contexts: list[Any] = []
+
+    def open_page(base: str, api: str, agent: str, thread: str, other_context: bool = False) -> Page:
+        owner = context
+        if other_context:
+            owner = browser.new_context(viewport={"width": 1280, "height": 900})
+            contexts.append(owner)
+        page = owner.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        watched = Page(page, base)
+        with page.expect_response(connected(api), timeout=LOAD_TIMEOUT_MS):
+            page.goto(f"{base}/?api={api}&agent={agent}&thread={thread}")
+        page.wait_for_selector("textarea")
+        opened.append(watched)
+        return watched
+
+    yield open_page
+    for watched in opened:
+        watched.page.close()
+    for owner in contexts:
+        owner.close()
+    for watched in opened:
+        assert not watched.errors, f"errors in the page: {watched.errors}"
+        assert not watched.off_loopback, f"the page asked for more than loopback: {watched.off_loopback}"
+        # `<CopilotKit runtimeUrl>` (v1) first probes the REST transport: GET .../info is 405 on the single route
+        probe = ("405 GET ", "/api/copilotkit/info")
+        assert [f for f in watched.failed if not f.startswith(probe[0]) or not f.endswith(probe[1])] == []

@@ -21,15 +21,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.console.conftest import TIMEOUT_MS
 from tests.frontends.conftest import (
-    HERE,
     LOAD_TIMEOUT_MS,
-    Page,
+    RestartableRuntime,
     connected,
     free_port,
-    listening_port,
-    node,
     stop,
     wait_ping,
 )
@@ -53,71 +49,16 @@ def served_threads(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stop(process)
 
 
-class Runtime:
-    """``runtime.mjs --restore`` in front of ``served_threads``, on the same port across restarts."""
-
-    def __init__(self, served: str) -> None:
-        from strands_agui.examples.demo import EXAMPLES
-
-        self.served, self.routes = served, ",".join(module.agent.name for module in EXAMPLES)
-        self.process: subprocess.Popen[str] | None = None
-        self.base = ""
-
-    def start(self) -> str:
-        env = {**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1", "NODE_ENV": "production"}
-        self.process = subprocess.Popen([node(), "runtime.mjs", self.served, self.routes, "--restore"], cwd=HERE,
-                                        env=env, text=True, stdout=subprocess.PIPE)
-        assert self.process.stdout is not None
-        self.base = f"http://127.0.0.1:{listening_port(self.process, self.process.stdout)}"
-        return self.base
-
-    def stop(self) -> None:
-        if self.process is not None:
-            stop(self.process)
-            self.process = None
-
-
 @pytest.fixture(scope="module")
-def runtime(served_threads: str, bundle: Path) -> Iterator[Runtime]:
-    running = Runtime(served_threads)
+def runtime(served_threads: str, bundle: Path) -> Iterator[RestartableRuntime]:
+    from strands_agui.examples.demo import EXAMPLES
+
+    running = RestartableRuntime(served_threads, ",".join(module.agent.name for module in EXAMPLES))
     running.start()
     try:
         yield running
     finally:
         running.stop()
-
-
-@pytest.fixture
-def pages(context: Any, browser: Any) -> Iterator[Any]:  # noqa: F811 - fixtures from the conftests
-    """Opens watched v2 pages on a thread (in ``context``, or another one); each ends with no page errors."""
-    opened: list[Page] = []
-    contexts: list[Any] = []
-
-    def open_page(base: str, api: str, agent: str, thread: str, other_context: bool = False) -> Page:
-        owner = context
-        if other_context:
-            owner = browser.new_context(viewport={"width": 1280, "height": 900})
-            contexts.append(owner)
-        page = owner.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        watched = Page(page, base)
-        with page.expect_response(connected(api), timeout=LOAD_TIMEOUT_MS):
-            page.goto(f"{base}/?api={api}&agent={agent}&thread={thread}")
-        page.wait_for_selector("textarea")
-        opened.append(watched)
-        return watched
-
-    yield open_page
-    for watched in opened:
-        watched.page.close()
-    for owner in contexts:
-        owner.close()
-    for watched in opened:
-        assert not watched.errors, f"errors in the page: {watched.errors}"
-        assert not watched.off_loopback, f"the page asked for more than loopback: {watched.off_loopback}"
-        # `<CopilotKit runtimeUrl>` (v1) first probes the REST transport: GET .../info is 405 on the single route
-        probe = ("405 GET ", "/api/copilotkit/info")
-        assert [f for f in watched.failed if not f.startswith(probe[0]) or not f.endswith(probe[1])] == []
 
 
 def state_of(page: Any) -> Any:
@@ -133,7 +74,8 @@ def shows_pancakes(page: Any) -> None:
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_thread_comes_back_after_reload_in_a_second_browser_and_after_a_runtime_restart(pages: Any, runtime: Runtime,
+def test_thread_comes_back_after_reload_in_a_second_browser_and_after_a_runtime_restart(pages: Any,
+        runtime: RestartableRuntime,
                                                                                         api: str) -> None:
     thread = f"restore-{uuid.uuid4()}"
     first = pages(runtime.base, api, "shared_state", thread)
@@ -152,14 +94,15 @@ def test_thread_comes_back_after_reload_in_a_second_browser_and_after_a_runtime_
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_a_new_thread_starts_empty(pages: Any, runtime: Runtime, api: str) -> None:
+def test_a_new_thread_starts_empty(pages: Any, runtime: RestartableRuntime, api: str) -> None:
     page = pages(runtime.base, api, "shared_state", f"restore-{uuid.uuid4()}").page
     expect(page.locator('[data-testid="state"]')).to_contain_text('"title":"Make Your Recipe"')  # the page's own
     expect(page.locator('[data-testid="page"]')).not_to_contain_text("Pancakes")
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_pending_approval_card_comes_back_after_a_runtime_restart_and_resumes(pages: Any, runtime: Runtime,
+def test_pending_approval_card_comes_back_after_a_runtime_restart_and_resumes(pages: Any,
+        runtime: RestartableRuntime,
                                                                              api: str) -> None:
     thread = f"restore-{uuid.uuid4()}"
     first = pages(runtime.base, api, "human_in_the_loop", thread)
@@ -178,7 +121,7 @@ def test_pending_approval_card_comes_back_after_a_runtime_restart_and_resumes(pa
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_reload_while_a_run_streams_attaches_to_it(pages: Any, runtime: Runtime, api: str) -> None:
+def test_reload_while_a_run_streams_attaches_to_it(pages: Any, runtime: RestartableRuntime, api: str) -> None:
     """The plan's steps complete 0.4 s apart: the page reloads after the first and ends with all three."""
     thread = f"restore-{uuid.uuid4()}"
     first = pages(runtime.base, api, "agentic_generative_ui", thread)

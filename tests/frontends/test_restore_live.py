@@ -27,12 +27,8 @@ from playwright.sync_api import expect
 from tests.console.conftest import TIMEOUT_MS
 from tests.frontends.conftest import (
     HERE,
-    LOAD_TIMEOUT_MS,
-    Page,
-    connected,
+    RestartableRuntime,
     free_port,
-    listening_port,
-    node,
     stop,
     wait_ping,
 )
@@ -74,61 +70,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         stop(server.process)
 
 
-class Runtime:
-    """``runtime.mjs --restore`` in front of ``served``; ``restart`` starts a fresh process (its memory empty)."""
-
-    def __init__(self, served: str) -> None:
-        self.served = served
-        self.process: subprocess.Popen[str] | None = None
-        self.base = ""
-
-    def start(self) -> str:
-        env = {**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1", "NODE_ENV": "production"}
-        self.process = subprocess.Popen([node(), "runtime.mjs", self.served, "gated", "--restore"], cwd=HERE,
-                                        env=env, text=True, stdout=subprocess.PIPE)
-        assert self.process.stdout is not None
-        self.base = f"http://127.0.0.1:{listening_port(self.process, self.process.stdout)}"
-        return self.base
-
-    def stop(self) -> None:
-        if self.process is not None:
-            stop(self.process)
-            self.process = None
-
-
 @pytest.fixture(scope="module")
-def runtime(served: Served, bundle: Path) -> Iterator[Runtime]:
-    running = Runtime(served.url)
+def runtime(served: Served, bundle: Path) -> Iterator[RestartableRuntime]:
+    running = RestartableRuntime(served.url, "gated")
     running.start()
     try:
         yield running
     finally:
         running.stop()
-
-
-@pytest.fixture
-def pages(context: Any) -> Iterator[Any]:  # noqa: F811 - the conftest's context
-    """Opens watched pages on a thread; each ends with no page errors and nothing but loopback asked for."""
-    opened: list[Page] = []
-
-    def open_page(base: str, api: str, agent: str, thread: str) -> Page:
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        watched = Page(page, base)
-        with page.expect_response(connected(api), timeout=LOAD_TIMEOUT_MS):
-            page.goto(f"{base}/?api={api}&agent={agent}&thread={thread}")
-        page.wait_for_selector("textarea")
-        opened.append(watched)
-        return watched
-
-    yield open_page
-    for watched in opened:
-        watched.page.close()
-    for watched in opened:
-        assert not watched.errors, f"errors in the page: {watched.errors}"
-        assert not watched.off_loopback, f"the page asked for more than loopback: {watched.off_loopback}"
-        probe = ("405 GET ", "/api/copilotkit/info")  # v1's probe of the REST transport
-        assert [f for f in watched.failed if not f.startswith(probe[0]) or not f.endswith(probe[1])] == []
 
 
 def text_of(page: Any) -> str:
@@ -165,7 +114,7 @@ def ended(served: Served, thread: str) -> None:
 
 @pytest.mark.parametrize("api", APIS)
 def test_reload_mid_run_after_the_runtime_restarted_attaches_to_the_live_run(
-        pages: Any, runtime: Runtime, served: Served, api: str) -> None:
+        pages: Any, runtime: RestartableRuntime, served: Served, api: str) -> None:
     served.shut()
     thread = f"live-{uuid.uuid4()}"
     question = f"what is the forecast? ({api})"
@@ -191,7 +140,8 @@ def test_reload_mid_run_after_the_runtime_restarted_attaches_to_the_live_run(
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_a_thread_with_an_earlier_run_shows_it_before_the_live_one(pages: Any, runtime: Runtime, served: Served,
+def test_a_thread_with_an_earlier_run_shows_it_before_the_live_one(
+        pages: Any, runtime: RestartableRuntime, served: Served,
                                                                     api: str) -> None:
     """The thread keeps an earlier answer; the reloaded page shows it, then the live run's question and text."""
     served.shut()
