@@ -12,6 +12,7 @@ The npm packages come from ``npm ci`` here (``make deps``); without them the tes
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -71,19 +72,28 @@ def wait_ping(process: subprocess.Popen[str], base: str) -> None:
             time.sleep(0.2)
 
 
-@pytest.fixture(scope="session")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``strands-agui serve`` with the scripted model (no key); paused runs wait in a temporary directory."""
-    port, sessions = free_port(), tmp_path_factory.mktemp("sessions")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STRANDS_AGUI_")}
+@contextlib.contextmanager
+def serve_cli(sessions: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """``strands-agui serve`` (the scripted model, no key; no ``STRANDS_AGUI_*`` of this process but ``env``)
+    on a free port with ``--sessions sessions`` and ``flags``; yields its base URL, stops it after."""
+    port = free_port()
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("STRANDS_AGUI_")}
+    environment.update(env or {})
     command = [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions",
-               str(sessions), "--log-level", "warning"]
-    process = subprocess.Popen(command, env=env, text=True)
+               str(sessions), *flags, "--log-level", "warning"]
+    process = subprocess.Popen(command, env=environment, text=True)
     try:
         wait_ping(process, f"http://127.0.0.1:{port}")
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(process)
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``strands-agui serve`` with the scripted model (no key); paused runs wait in a temporary directory."""
+    with serve_cli(tmp_path_factory.mktemp("sessions")) as url:
+        yield url
 
 
 def _sources_digest() -> str:

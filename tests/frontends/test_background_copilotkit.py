@@ -7,15 +7,12 @@ CopilotKit's runtime (``@ag-ui/client`` 0.0.59) never sends activity messages ba
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.frontends.conftest import Page, free_port, stop, wait_ping
+from tests.frontends.conftest import Page, serve_cli
 
 pytestmark = pytest.mark.slow
 
@@ -24,17 +21,9 @@ pytestmark = pytest.mark.slow
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``strands-agui serve`` whose ``background_agents`` lets a report outlive its run (this module's runtime
     talks to it instead of the session's server)."""
-    port, sessions = free_port(), tmp_path_factory.mktemp("sessions-later")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STRANDS_AGUI_")}
-    env.update(STRANDS_AGUI_REPORT_LATER="1", STRANDS_AGUI_REPORT_SECONDS="5")
-    command = [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions",
-               str(sessions), "--log-level", "warning"]
-    process = subprocess.Popen(command, env=env, text=True)
-    try:
-        wait_ping(process, f"http://127.0.0.1:{port}")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(process)
+    later = {"STRANDS_AGUI_REPORT_LATER": "1", "STRANDS_AGUI_REPORT_SECONDS": "5"}
+    with serve_cli(tmp_path_factory.mktemp("sessions-later"), env=later) as url:
+        yield url
 
 
 def test_a_report_outliving_its_run_lands_on_its_card_with_the_next_message(copilotkit: Page) -> None:

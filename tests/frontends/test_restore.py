@@ -10,9 +10,6 @@ page asks for when it mounts on a thread: v2 ``<CopilotChat threadId>``, v1 ``<C
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,9 +22,7 @@ from tests.frontends.conftest import (
     LOAD_TIMEOUT_MS,
     RestartableRuntime,
     connected,
-    free_port,
-    stop,
-    wait_ping,
+    serve_cli,
 )
 
 pytestmark = pytest.mark.slow
@@ -37,16 +32,8 @@ APIS = ["v2", "v1"]
 @pytest.fixture(scope="module")
 def served_threads(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``strands-agui serve --threads`` with the scripted model; threads and pauses in a temporary directory."""
-    port, sessions = free_port(), tmp_path_factory.mktemp("threads")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STRANDS_AGUI_")}
-    command = [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions",
-               str(sessions), "--threads", "--log-level", "warning"]
-    process = subprocess.Popen(command, env=env, text=True)
-    try:
-        wait_ping(process, f"http://127.0.0.1:{port}")
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(process)
+    with serve_cli(tmp_path_factory.mktemp("threads"), "--threads") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
