@@ -30,7 +30,6 @@ write awaits :meth:`RunLog.flush`), so a client never holds an id the store has 
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -43,7 +42,6 @@ from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
 from ag_ui.core.events import Event
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, params
 from fastapi.responses import JSONResponse, Response
-from fastapi.sse import format_sse_event
 from pydantic import TypeAdapter
 
 from ...environment import ServeEnvironment
@@ -51,22 +49,19 @@ from ...runtime.background_watch import DETACHED
 from ..request.negotiation import require_event_stream
 from ..request.principals import principal_of
 from ..request.validation import MAX_ID, check_id
-from ..transport.driver import TERMINAL, Encode, finish
-from ..transport.proto import length_prefixed
-from ..transport.streaming import FRAMINGS, PROTO, Framing, Observer, RunStream, encode_event
+from ..transport.streaming import FRAMINGS, Framing, RunStream, encode_event
 from ..transport.versions import rewrite_for
 from .event_store import (
     DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
-    HEARTBEAT_SECONDS,
     EventStore,
     MemoryEvents,
     RunExists,
     RunLimit,
-    RunLog,
     Stored,
     StoreUnavailable,
 )
 from .redis_store import RedisEvents
+from .run_tap import RunTap, stored_frame
 
 logger = logging.getLogger(__name__)
 
@@ -100,21 +95,6 @@ def live_messages(input_data: RunAgentInput) -> list[dict[str, Any]]:
     start = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user"), 0)
     out = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in messages[start:]]
     return out if len(json.dumps(out)) <= LIVE_MESSAGES_BYTES else []
-
-
-def event_id(run_id: str, seq: int) -> str:
-    return f"{run_id}:{seq}"
-
-
-def stored_frame(framing: Framing, run_id: str, item: Stored) -> bytes:
-    """The frame of a stored event, with its id (SSE) or without (protobuf: ids are counted)."""
-    if framing is PROTO:
-        from ..transport.proto.codec import (
-            encode as proto_encode,  # protobuf is optional: PROTO is offered only with it
-        )
-
-        return length_prefixed(proto_encode(json.loads(item.data)))
-    return format_sse_event(data_str=item.data, id=event_id(run_id, item.seq))
 
 
 class Resumable:
@@ -216,97 +196,6 @@ class Resumable:
         if status == "ended":
             raise HTTPException(409, f"run {run_id!r} has already ended")
         return {"runId": run_id, "status": "cancelling"}
-
-
-class RunTap:
-    """One resumable run as it is served: numbers and stores its events, frames them with their ids."""
-
-    def __init__(self, run_id: str, log: RunLog, cancel: threading.Event, detach: float) -> None:
-        self.run_id, self.log, self.cancel, self.detach = run_id, log, cancel, detach
-        self.seq = 0
-        self.current: tuple[BaseEvent, str] | None = None  # the event just yielded and its JSON
-        self.rewrite: Callable[[BaseEvent], BaseEvent] = lambda event: event
-        self.observation: Observer | None = None  # stamps RUN_STARTED before it is stored (tracing on)
-
-    async def events(self, run: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
-        """The run's events, each stored before it is yielded; a terminal one always ends the log."""
-        ended = cut_short = False
-        try:
-            while not ended:
-                event = await self._next(run)
-                if event is None:
-                    event = RunErrorEvent(message="the run stopped without RUN_FINISHED or RUN_ERROR",
-                                          code="ADAPTER_ERROR")
-                stored, data = self._stored(event)
-                ended, cut_short = stored.type in TERMINAL, stored is not event and event.type not in TERMINAL
-                yield stored
-        finally:
-            if cut_short:  # ENCODING_ERROR: the run is still inside Strands; closed, it stops Strands first
-                await run.aclose()  # type: ignore[attr-defined]
-            elif ended:
-                await finish(run)
-            if not ended:
-                self.log.append(RunErrorEvent(code="RUN_ABANDONED", message=(
-                    f"the client left and none reconnected within {self.detach:g} s: the run was cancelled"
-                )).model_dump_json(by_alias=True, exclude_none=True), "RUN_ERROR")
-            await run.aclose()  # type: ignore[attr-defined]
-            await self.log.close()
-
-    async def _next(self, run: AsyncIterator[BaseEvent]) -> BaseEvent | None:
-        try:
-            return await anext(run)
-        except StopAsyncIteration:
-            return None
-        except Exception as exc:  # noqa: BLE001 - mid-stream nothing may escape as a 500
-            logger.exception("StrandsAgent.run failed")
-            return RunErrorEvent(message=f"{type(exc).__name__}: {exc}", code="ADAPTER_ERROR")
-
-    def _stored(self, event: BaseEvent) -> tuple[BaseEvent, str]:
-        """Store ``event`` as it is (1.0: each reader gets it rewritten for its own generation) and keep the
-        JSON this run's own client gets (the same text unless ``rewrite`` changes the event)."""
-        try:
-            if self.observation is not None:
-                self.observation.stamp(event)  # RUN_STARTED with the run's trace ids, stored so (tracing on)
-            data = encode_event(event)
-            shown = self.rewrite(event)
-            sent = data if shown is event else encode_event(shown)
-        except Exception as exc:  # noqa: BLE001 - reported to the client as RUN_ERROR
-            kind = getattr(event.type, "value", event.type)
-            event = RunErrorEvent(message=f"A {kind} event could not be serialized: {exc}", code="ENCODING_ERROR")
-            data = sent = encode_event(event)
-        self.seq = self.log.append(data, event.type.value)
-        self.current = (event, sent)
-        return event, sent
-
-    def stream(self, run: AsyncIterator[BaseEvent], framing: Framing, rewrite: Callable[[BaseEvent], BaseEvent],
-               **settings: Any) -> RunStream:
-        """The run's response: its events stored, then framed with their ids as ``rewrite`` makes them for the
-        client's AG-UI generation (``server/transport/versions.py``), outliving the reader (``linger``)."""
-        self.rewrite = rewrite
-        self.observation = settings.get("observation")
-        return RunStream(self.events(run), framing=framing, encode=self.encoder(framing), linger=self.linger,
-                         before_write=self.log.flush, **settings)
-
-    def encoder(self, framing: Framing) -> Encode:
-        """The run's one encoding step: the frame of the event just stored, with its id."""
-        def encode(event: BaseEvent) -> bytes:
-            current = self.current
-            if current is None or current[0] is not event:
-                return framing.frame(event)  # not stored (cannot happen: every event passes through events())
-            return stored_frame(framing, self.run_id, Stored(self.seq, current[1], event.type.value))
-        return encode
-
-    async def linger(self) -> str:
-        """Wait, once the reader left, until no reader followed the run for ``detach`` seconds."""
-        loop = asyncio.get_running_loop()
-        quiet_since = loop.time()
-        while True:
-            await asyncio.sleep(min(self.detach, HEARTBEAT_SECONDS))
-            now = loop.time()
-            if self.log.reader_attached(2 * HEARTBEAT_SECONDS):
-                quiet_since = now
-            elif now - quiet_since >= self.detach:
-                return f"no reader came back within {self.detach:g} s"
 
 
 def resumable_runs(setting: bool | Resumable, environment: ServeEnvironment) -> Resumable | None:
@@ -439,5 +328,4 @@ def unavailable(exc: StoreUnavailable) -> HTTPException:
     return HTTPException(503, f"resumable runs are unavailable: {exc}", headers={"Retry-After": "5"})
 
 
-__all__ = ["DEFAULT_DETACH_SECONDS", "LIVE_MESSAGES_BYTES", "Resumable", "RunTap", "add_run_routes",
-           "parse_last_event_id", "stored_frame"]
+__all__ = ["DEFAULT_DETACH_SECONDS", "LIVE_MESSAGES_BYTES", "Resumable", "add_run_routes", "parse_last_event_id"]
