@@ -1,10 +1,9 @@
 """Resumable runs' events in Redis Streams (``--events redis://HOST:PORT/DB``): the layout and its guarantees
-are described in ``events.py``, beside the in-memory store and the protocol both implement.
+are described in ``event_store.py``, beside the in-memory store and the protocol both implement.
 
 Every key of a run is ``<prefix>:run:{<sha256 of the run's key>}:<part>``, so no run id (any string, ``:meta``
-included) can name another run's key or another kind of key, and a run's keys share one hash tag. The scripts
-below are the only writes that must be atomic: opening a run (the id taken? the live-run limits?), appending a
-batch (only to a log whose run Redis still knows), the heartbeat (which re-asserts the run after Redis lost it).
+included) can name another run's key or another kind of key, and a run's keys share one hash tag. The only
+writes that must be atomic (opening a run, appending a batch, the heartbeat) are ``redis_scripts.py``'s scripts.
 """
 
 from __future__ import annotations
@@ -32,66 +31,11 @@ from .event_store import (
     Stored,
     StoreUnavailable,
 )
+from .redis_scripts import APPEND, BEAT, OPEN
 
 logger = logging.getLogger(__name__)
 
 SETTLE_SECONDS = 2 * HEARTBEAT_SECONDS  # after Redis lost every key: how long new runs wait for live ones to come back
-_NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
-
-# KEYS: meta, live (every run), live (the principal's; = live for the anonymous principal), epoch, settling, alive
-# ARGV: principal, max live runs, max live runs of the principal (0: none), alive ms, ttl s, the run's member,
-# settle ms. A number: wait that many ms, then ask again (Redis has just lost every key: the workers running
-# runs write theirs back on their next heartbeat, before any run may take an id or a place).
-_OPEN = _NOW + """
-if redis.call('EXISTS', KEYS[4]) == 0 then
-  redis.call('SET', KEYS[4], '1')
-  redis.call('SET', KEYS[5], '1', 'PX', ARGV[7])
-end
-local settling = redis.call('PTTL', KEYS[5])
-if settling > 0 then return settling end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-local per = tonumber(ARGV[3])
-if per > 0 and redis.call('ZCARD', KEYS[3]) >= per then return 'live_runs_per_principal' end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 'live_runs' end
-redis.call('HSET', KEYS[1], 'principal', ARGV[1])
-redis.call('EXPIRE', KEYS[1], ARGV[5])
-redis.call('SET', KEYS[6], '1', 'PX', ARGV[4])
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[6])
-redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), ARGV[6])
-return 'ok'
-"""
-
-# KEYS: events, meta. ARGV: maxlen, entry id, n, t, d, ttl s.
-# 0: Redis no longer knows the run (restarted without persistence, or flushed): nothing written.
-_APPEND = """
-if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
-local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], ARGV[2], 'n', ARGV[3], 't', ARGV[4], 'd', ARGV[5])
-if type(added) == 'table' and added.err then
-  if string.find(added.err, 'equal or smaller') then return 2 end  -- a retried batch, stored already
-  return redis.error_reply(added.err)
-end
-redis.call('EXPIRE', KEYS[1], ARGV[6])
-redis.call('EXPIRE', KEYS[2], ARGV[6])
-return 1
-"""
-
-# KEYS: meta, alive, reader, cancel, live, live of the principal[, the thread it is the live run of]
-# ARGV: principal, alive ms, ttl s, the run's member, the first event not stored ('' : none)
-# -> {1 when the run's meta had to be written again (Redis lost it), a reader attached, the cancel flag}
-_BEAT = _NOW + """
-redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
-local lost = redis.call('HSET', KEYS[1], 'principal', ARGV[1])
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'lost', ARGV[5]) end
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call('ZADD', KEYS[5], now + tonumber(ARGV[2]), ARGV[4])
-redis.call('ZADD', KEYS[6], now + tonumber(ARGV[2]), ARGV[4])
-if KEYS[7] then redis.call('EXPIRE', KEYS[7], ARGV[3]) end
-return {lost, redis.call('EXISTS', KEYS[3]), redis.call('GET', KEYS[4]) or ''}
-"""
-
-
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -162,7 +106,7 @@ class RedisEvents:
         per_principal = principal is not None
         for _ in range(3):
             answer = await self._script(
-                _OPEN, [self.key(run_id, "meta"), self.live_key(None), self.live_key(principal),
+                OPEN, [self.key(run_id, "meta"), self.live_key(None), self.live_key(principal),
                         f"{self.prefix}:epoch", f"{self.prefix}:settling", self.key(run_id, "alive")],
                 [principal or "", self.max_live_runs, self.max_live_runs_per_principal if per_principal else 0,
                  int(ALIVE_SECONDS * 1000), int(self.ttl), _digest(run_id), int(SETTLE_SECONDS * 1000)])
@@ -350,7 +294,7 @@ class _RedisLog:
         store, run_id = self.store, self.run_id
         keys = [store.key(run_id, part) for part in ("meta", "alive", "reader", "cancel")]
         recreated, reader, cancel = await store._script(
-            _BEAT, [*keys, store.live_key(None), store.live_key(self.principal), *filter(None, [self.thread])],
+            BEAT, [*keys, store.live_key(None), store.live_key(self.principal), *filter(None, [self.thread])],
             [self.principal or "", int(ALIVE_SECONDS * 1000), int(store.ttl), _digest(run_id),
              "" if self.lost is None else self.lost])
         if recreated and self.lost is None:
@@ -395,7 +339,7 @@ class _RedisLog:
     async def _add(self, batch: list[tuple[int, str, str]]) -> None:
         store = self.store
         written = await store._script(
-            _APPEND, [store.key(self.run_id, "events"), store.key(self.run_id, "meta")],
+            APPEND, [store.key(self.run_id, "events"), store.key(self.run_id, "meta")],
             [store.max_events, f"{batch[-1][0]}-0", *_entry(batch), int(store.ttl)])
         if not written:
             self._broke("the event store lost the run (restarted?)")
