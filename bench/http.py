@@ -10,7 +10,9 @@ machine whose load drifts.
 Per adapter and workload: served runs/s (completed runs / wall time of the round), time to first
 event (from writing the request to the first ``data:`` byte), p50 over all runs of all rounds, and the
 server process's CPU time per run (user + system, from ``/proc``: on a machine shared with other jobs it
-moves less than the wall-clock figures). Every response is checked: status 200 and a stream that ends
+moves less than the wall-clock figures), and this process's own CPU per run and its share of the round's wall
+time (the client keeps up when that share is well under one core: it is not what limits the runs/s). Every
+response is checked: status 200 and a stream that ends
 with RUN_FINISHED.
 Not a test: nothing is asserted on time.
 """
@@ -40,6 +42,7 @@ class Tally:
     runs: int = 0
     seconds: float = 0.0
     cpu: float = 0.0  # server CPU seconds
+    client_cpu: float = 0.0  # this process's CPU seconds (the load generator): is the client the bottleneck?
     first_event: list[float] = field(default_factory=list)
 
     @property
@@ -153,10 +156,11 @@ async def _round(port: int, path: str, workload: str, runs: int, clients: int, t
         finally:
             writer.close()
 
-    start, cpu = time.perf_counter(), server_cpu(pid)
+    start, cpu, own = time.perf_counter(), server_cpu(pid), time.process_time()
     await asyncio.gather(*(client() for _ in range(clients)))
     tally.seconds += time.perf_counter() - start
     tally.cpu += server_cpu(pid) - cpu
+    tally.client_cpu += time.process_time() - own
 
 
 def free_port() -> int:
@@ -247,14 +251,17 @@ async def measure(servers: dict[str, Server], rounds: int, runs: int, clients: i
 def report(tallies: dict[tuple[str, str], Tally], clients: int) -> str:
     lines = [f"HTTP, {clients} concurrent clients over loopback (runs/s higher is better, TTFE lower)",
              "| workload | ours runs/s | upstream runs/s | ratio | ours TTFE p50 | upstream TTFE p50 | ratio "
-             "| ours CPU/run | upstream CPU/run | ratio |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| ours CPU/run | upstream CPU/run | ratio | client CPU/run: ours, upstream "
+             "| client busy: ours, upstream |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for w in WORKLOADS:
         ours, up = tallies["ours", w], tallies["upstream", w]
         lines.append(f"| {w} | {ours.rate:.0f} | {up.rate:.0f} | {ours.rate / up.rate:.2f}x | "
                      f"{ours.ttfe_p50 * 1e3:.1f} ms | {up.ttfe_p50 * 1e3:.1f} ms | "
                      f"{ours.ttfe_p50 / up.ttfe_p50:.2f}x | {ours.cpu_per_run * 1e3:.2f} ms | "
-                     f"{up.cpu_per_run * 1e3:.2f} ms | {ours.cpu_per_run / up.cpu_per_run:.2f}x |")
+                     f"{up.cpu_per_run * 1e3:.2f} ms | {ours.cpu_per_run / up.cpu_per_run:.2f}x | "
+                     f"{ours.client_cpu / ours.runs * 1e3:.2f}, {up.client_cpu / up.runs * 1e3:.2f} ms | "
+                     f"{ours.client_cpu / ours.seconds:.0%}, {up.client_cpu / up.seconds:.0%} |")
     return "\n".join(lines)
 
 
