@@ -57,7 +57,7 @@ export npm_config_update_notifier := false
 # root on CI; elsewhere fall back to passwordless sudo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
 
-.PHONY: all venv node-deps dojo-deps node-tool deps tools test test-frontends run diagrams proto screenshots bench bench-deps \
+.PHONY: all venv node-deps dojo-deps node-tool deps tools test test-frontends run diagrams proto screenshots bench bench-deps bench-instructions \
 	bench-profile soak fuzz lint clean \
 	distclean help
 
@@ -149,6 +149,7 @@ $(BENCH_STAMP): pyproject.toml | $(STAMP)
 	@touch $@
 
 bench-deps: $(BENCH_STAMP)
+	@command -v valgrind >/dev/null 2>&1 || { echo ">> installing valgrind (apt; bench.instructions)"; $(call apt_install,valgrind); }
 
 # ARGS: the closed loop's knobs; OPEN_ARGS: the open loop's (--rates 50,100,150 --seconds 20); SERVER_ARGS: our
 # server's settings for all parts, e.g. SERVER_ARGS='--endpoint coalesce_seconds=0' (bench/http.py: keywords)
@@ -161,9 +162,14 @@ bench: deps bench-deps
 	$(PYTHON) -m bench.http $(SERVER_ARGS) $(ARGS)
 	$(PYTHON) -m bench.openloop $(SERVER_ARGS) $(OPEN_ARGS)
 	$(PYTHON) -m bench.overhead
+	$(PYTHON) -m bench.instructions
 	$(PYTHON) -m bench.resumable
 	$(PYTHON) -m bench.threads --s3 $(THREADS_ARGS)
 	$(PYTHON) -m bench.openloop --servers floor --serve-workers 1,2 --stateful $(WORKERS_ARGS)
+
+# instructions per run (valgrind): an A/B of one change on a shared machine, e.g. ARGS='--servers ours --runs 10'
+bench-instructions: deps bench-deps
+	$(PYTHON) -m bench.instructions $(ARGS)
 
 bench-profile: deps bench-deps
 	$(PYTHON) -m bench.profile $(SERVER_ARGS) $(ARGS)

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from bench.apps import ANSWER, FIRST_CHUNK_SECONDS, create_app
+from bench.http import body as bench_body
 from bench.http import free_port, keywords, server_cpu, start_server
 from bench.openloop import Load, Target, held, offer, pct, scaling, serve_command, verdicts
 from bench.profile import WAITING, classify, tally
@@ -163,3 +164,29 @@ def test_the_open_loop_drives_serve_with_two_workers_threads_and_redis(tmp_path:
             server.wait(20)
     assert (load.offered, load.done, load.failed) == (5, 5, 0), load.errors
     assert cpu > 0
+
+
+async def test_the_instructions_child_runs_each_server_in_process_and_checks_every_run() -> None:
+    from bench.instructions import child, run_once
+
+    for server in ("ours", "floor"):
+        await child(server, "tool", 2, instrument=False)  # warm-up and measured runs, each checked
+    app = create_app(("ours",), model="yielding")
+    async with app.router.lifespan_context(app):
+        data = await run_once(app, "/ours/chat", bench_body("chat", 1))
+    assert [frame["type"] for frame in _frames(data.decode())][-1] == "RUN_FINISHED"
+    with pytest.raises(RuntimeError, match="did not finish"):
+        async with app.router.lifespan_context(app):
+            await run_once(app, "/ours/chat", b'{"threadId": "t"}')  # a 422: no RUN_FINISHED
+
+
+def test_the_instructions_part_reads_callgrinds_count_and_reports_ratios() -> None:
+    from bench.instructions import collected, report
+
+    stderr = "==1== Events    : Ir\n==1== Collected : 262961425\n==1==\n==1== I   refs:      262,961,425\n"
+    assert collected(stderr) == 262_961_425
+    with pytest.raises(RuntimeError, match="no callgrind summary"):
+        collected("valgrind: not found")
+    table = report({("ours", "chat"): 13e6, ("upstream", "chat"): 26e6, ("floor", "chat"): 10e6})
+    assert "| chat | 13.00 | 26.00 | 10.00 | 1.30x | 0.50x |" in table
+    assert "| tool |" not in table  # a workload not measured has no row

@@ -1,0 +1,142 @@
+"""``make bench`` (instructions part): what a run costs, counted in machine instructions, so that two versions can
+be compared on a shared machine.
+
+CPU time moves with the machine's load (another process's cache traffic, a preempted request, frequency); the
+number of instructions a run executes does not. Each server of ``bench/apps.py`` (ours, upstream, the floor) is
+driven here in process, without sockets: ``--runs`` runs one after another through its ASGI app on the yielding
+model, after ``WARM_UP`` runs, under valgrind's callgrind with instrumentation switched on only for the measured
+runs (``callgrind_control -i on``), so imports, start-up and warm-up are not counted. Printed: millions of
+instructions per run for each server and workload, and ours against the floor and upstream. Repeated runs agree
+within about 0.2%, whatever else the machine is doing.
+
+What it does not count: the socket path (uvicorn, h11, the ``send`` syscalls: ours writes fewer frames than the
+floor and upstream, which the served parts measure), waiting on the loop, and cache misses. The pacer decides
+by wall time, and under valgrind a run is about 50x slower, so ours takes more loop turns here than when served
+(each turn a few thousand instructions). So it is for A/B comparisons of one change, not a substitute for the open
+loop. Needs ``valgrind`` (Debian's package); ``--child`` is the measured process itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import re
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+from bench.http import ADAPTERS, WORKLOADS, body
+
+SERVERS = (*ADAPTERS, "floor")
+WARM_UP = 20
+COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
+
+
+async def run_once(app: Any, path: str, payload: bytes) -> bytes:
+    """One run through ``app`` as uvicorn would call it; the response body, checked to end with RUN_FINISHED."""
+    received = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal received
+        if not received:
+            received = True
+            return {"type": "http.request", "body": payload, "more_body": False}
+        await asyncio.Event().wait()  # the client stays: no disconnect
+        raise AssertionError("unreachable")
+
+    chunks: list[bytes] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    headers = [(b"content-type", b"application/json"), (b"accept", b"text/event-stream"),
+               (b"content-length", str(len(payload)).encode())]
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": headers,
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    await app(scope, receive, send)
+    data = b"".join(chunks)
+    if b'"type":"RUN_FINISHED"' not in data.rsplit(b"data: ", 1)[-1]:
+        raise RuntimeError(f"{path}: the run did not finish: {data[-200:]!r}")
+    return data
+
+
+async def child(server: str, workload: str, runs: int, instrument: bool) -> None:
+    """The measured process: warm up, then ``runs`` runs with callgrind's instrumentation on."""
+    from bench.apps import create_app
+
+    app = create_app((server,), "yielding")
+    path = f"/{server}/{workload}"
+    async with app.router.lifespan_context(app):
+        for n in range(WARM_UP):
+            await run_once(app, path, body(workload, n))
+        gc.collect()
+        gc.freeze()  # as our endpoint does after startup; the same for every server here
+        if instrument:
+            subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True,
+                           stdout=subprocess.DEVNULL)
+        for n in range(runs):
+            await run_once(app, path, body(workload, WARM_UP + n))
+        if instrument:
+            subprocess.run(["callgrind_control", "--instr=off", str(os.getpid())], check=True,
+                           stdout=subprocess.DEVNULL)
+
+
+def collected(valgrind_output: str) -> int:
+    """The instructions callgrind counted, from its summary on stderr."""
+    found = COLLECTED.findall(valgrind_output)
+    if not found:
+        raise RuntimeError(f"no callgrind summary in the output:\n{valgrind_output[-2000:]}")
+    return int(found[-1])
+
+
+def measure(server: str, workload: str, runs: int) -> float:
+    """Instructions per run of ``server`` on ``workload`` (a valgrind process of its own)."""
+    command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=/dev/null",
+               sys.executable, "-m", "bench.instructions", "--child", server, workload, str(runs)]
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    if done.returncode != 0:
+        raise RuntimeError(f"{server}/{workload} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return collected(done.stderr) / runs
+
+
+def report(counts: dict[tuple[str, str], float]) -> str:
+    servers = [s for s in SERVERS if any(key[0] == s for key in counts)]
+    lines = ["Instructions per run (millions; in process, yielding model, valgrind callgrind)",
+             "| workload | " + " | ".join(servers) + " | ours x floor | ours x upstream |",
+             "|---|" + "---:|" * (len(servers) + 2)]
+    for workload in WORKLOADS:
+        row = {s: counts.get((s, workload)) for s in servers}
+        if not any(row.values()):
+            continue
+        ours, floor, upstream = row.get("ours"), row.get("floor"), row.get("upstream")
+        ratio = [f"{ours / other:.2f}x" if ours and other else "-" for other in (floor, upstream)]
+        lines.append(f"| {workload} | " + " | ".join(f"{v / 1e6:.2f}" if v else "-" for v in row.values())
+                     + f" | {ratio[0]} | {ratio[1]} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--servers", default=",".join(SERVERS), help=f"a subset of {','.join(SERVERS)}")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--runs", type=int, default=20, help="measured runs per server and workload")
+    parser.add_argument("--child", nargs=3, metavar=("SERVER", "WORKLOAD", "RUNS"), help=argparse.SUPPRESS)
+    opts = parser.parse_args()
+    if opts.child:
+        server, workload, runs = opts.child
+        asyncio.run(child(server, workload, int(runs), instrument=True))
+        return
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        sys.exit("bench.instructions needs valgrind (Debian: apt-get install valgrind)")
+    counts = {(s, w): measure(s, w, opts.runs) for w in opts.workloads.split(",") if w
+              for s in opts.servers.split(",") if s}
+    print(report(counts))
+
+
+if __name__ == "__main__":
+    main()
