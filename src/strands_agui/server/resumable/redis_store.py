@@ -12,12 +12,15 @@ import asyncio
 import hashlib
 import logging
 import time
+import uuid
+import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from .event_store import (
     ALIVE_SECONDS,
     BATCH_SECONDS,
+    DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_LIVE_RUNS,
     DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
@@ -47,38 +50,61 @@ class RedisEvents:
     sets of live runs, each entry expiring with its run's heartbeat): past them a new run is refused
     (:class:`RunLimit`). A stale connection (Redis restarted) is retried once on a fresh one (redis-py's
     ``Retry``); a timeout is not retried, so a frozen Redis costs ``timeout`` seconds per call, then 503.
+    Each event loop (each worker) has at most ``max_connections`` connections for its calls (redis-py's
+    ``BlockingConnectionPool``): past them a call waits for a free one, at most ``timeout`` seconds, then is
+    :class:`StoreUnavailable` like any Redis failure; its followers wait for new events on one connection more,
+    their loop's own (:class:`_Watch`), so a waiting follower holds none of the calls' connections.
     The runs this process is running are also known here (``running``), so they stay cancellable, and their
     ids taken, whatever Redis lost."""
 
     def __init__(self, url: str, *, prefix: str = "strands-agui", max_events: int = DEFAULT_MAX_EVENTS,
                  ttl: float = DEFAULT_TTL_SECONDS, timeout: float = 2.0, max_live_runs: int = DEFAULT_MAX_LIVE_RUNS,
-                 max_live_runs_per_principal: int = DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL) -> None:
+                 max_live_runs_per_principal: int = DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
+                 max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
         try:
             import redis.asyncio  # noqa: F401 - checked here so a missing extra fails at startup
         except ImportError as exc:  # pragma: no cover - the redis extra
             raise RuntimeError("RedisEvents needs the redis package: pip install 'strands-agui[redis]'") from exc
         for name, value in (("max_live_runs", max_live_runs),
-                            ("max_live_runs_per_principal", max_live_runs_per_principal)):
-            if not (isinstance(value, int) and value > 0):
+                            ("max_live_runs_per_principal", max_live_runs_per_principal),
+                            ("max_connections", max_connections)):
+            if not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
         self.url, self.prefix, self.max_events, self.ttl, self.timeout = url, prefix, max_events, ttl, timeout
         self.max_live_runs, self.max_live_runs_per_principal = max_live_runs, max_live_runs_per_principal
-        self._clients: dict[int, Any] = {}  # one client per event loop (each worker has its own)
+        self.max_connections = max_connections
+        # one client (its pool) and one watch per event loop: each worker has its own
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, _Watch]] = \
+            weakref.WeakKeyDictionary()
         self.running: dict[str, _RedisLog] = {}  # this process's live runs, by key
 
-    def client(self) -> Any:
+    def _connect(self, **options: Any) -> Any:
         import redis.asyncio as aioredis
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
         from redis.exceptions import ConnectionError as RedisConnectionError
 
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._clients:
-            self._clients[loop] = aioredis.Redis.from_url(
-                self.url, socket_timeout=self.timeout, socket_connect_timeout=self.timeout, decode_responses=True,
-                retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
-                retry_on_error=[RedisConnectionError])
-        return self._clients[loop]
+        options = {"socket_timeout": self.timeout, **options}
+        return aioredis.BlockingConnectionPool.from_url(
+            self.url, socket_connect_timeout=self.timeout, decode_responses=True,
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+            retry_on_error=[RedisConnectionError], **options)
+
+    def _loop(self) -> tuple[Any, _Watch]:
+        import redis.asyncio as aioredis
+
+        loop = asyncio.get_running_loop()
+        found = self._loops.get(loop)
+        if found is None:
+            client = aioredis.Redis.from_pool(self._connect(max_connections=self.max_connections,
+                                                            timeout=self.timeout))
+            found = self._loops[loop] = (client, _Watch(self))
+        return found
+
+    def client(self) -> Any:
+        """This event loop's client: at most ``max_connections`` connections, a call waiting ``timeout`` at most
+        for a free one (redis-py's ``ConnectionError`` "No connection available.", then)."""
+        return self._loop()[0]
 
     def key(self, run_id: str, part: str) -> str:
         """A run's key: ``<prefix>:run:{<sha256 of run_id>}:<part>`` (events, meta, alive, reader, cancel)."""
@@ -167,27 +193,42 @@ class RedisEvents:
         return entry if alive else None
 
     async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored]:
-        stream = self.key(run_id, "events")
-        position = {stream: f"{after}-0"}
-        block: int | None = int(READ_BLOCK_SECONDS * 1000)
-        while True:
-            await self._call(lambda r: r.set(self.key(run_id, "reader"), "1", px=int(ALIVE_SECONDS * 1000)))
-            reply = await self._call(_read(position, block))
-            for _stream, entries in reply or ():
-                for entry_id, fields in entries:
-                    position[stream] = entry_id
-                    events = _events(fields)
-                    if events[0].seq > after + 1:
-                        return  # the events after ``after`` are gone (the cap, or Redis lost them): no gap
-                    for event in events:
-                        if event.seq > after:
-                            after = event.seq
-                            yield event
-                        if event.terminal:
-                            return
-            if not reply and block is None:
-                return  # nothing came after the run's worker stopped: the caller reports RUN_LOST
-            if not reply:
+        """The run's events after ``after`` to its terminal one: each read (the reader key refreshed, what is
+        new read, in one call) is followed, when nothing was new, by a wait for this loop's watch to see the
+        stream grow, at most ``READ_BLOCK_SECONDS``; then the run's worker is looked at."""
+        stream, reader = self.key(run_id, "events"), self.key(run_id, "reader")
+        position = f"{after}-0"
+        last = False
+        watch = self._loop()[1]
+        watched = await watch.enter(stream, after)
+        try:
+            while True:
+                grew = watched.grew  # before the read: growth seen during it wakes the wait below
+                _, reply = await self._call(_read(reader, stream, position))
+                for _stream, entries in reply or ():
+                    for entry_id, fields in entries:
+                        position = entry_id
+                        events = _events(fields)
+                        if events[0].seq > after + 1:
+                            return  # the events after ``after`` are gone (the cap, or Redis lost them): no gap
+                        for event in events:
+                            if event.seq > after:
+                                after = event.seq
+                                yield event
+                            if event.terminal:
+                                return
+                    watched.saw(_number(position))
+                if reply:
+                    continue
+                if last:
+                    return  # nothing came after the run's worker stopped: the caller reports RUN_LOST
+                try:
+                    async with asyncio.timeout(READ_BLOCK_SECONDS):
+                        await grew.wait()
+                    continue
+                except TimeoutError:
+                    pass
+
                 def state(r: Any) -> Any:
                     pipe = r.pipeline(transaction=False)
                     pipe.exists(self.key(run_id, "alive"))
@@ -195,8 +236,9 @@ class RedisEvents:
                     return pipe.execute()
 
                 alive, lost = await self._call(state)
-                if not alive or lost:  # the log will not grow: read what came since the last read, then stop
-                    block = None
+                last = not alive or bool(lost)  # the log will not grow: read what came since, then stop
+        finally:
+            watch.leave(stream)
 
     async def cancel(self, run_id: str, principal: str | None) -> str:
         log = self.running.get(run_id)
@@ -211,9 +253,101 @@ class RedisEvents:
         return "requested"
 
 
-def _read(position: dict[str, str], block: int | None) -> Callable[[Any], Any]:
-    """``XREAD`` from ``position``, waiting ``block`` ms for an entry (None: not waiting)."""
-    return lambda r: r.xread(position, count=500, block=block)
+def _read(reader: str, stream: str, position: str) -> Callable[[Any], Any]:
+    """The reader key refreshed and ``XREAD`` (not waiting) from ``position``, in one call."""
+    def commands(r: Any) -> Any:
+        pipe = r.pipeline(transaction=False)
+        pipe.set(reader, "1", px=int(ALIVE_SECONDS * 1000))
+        pipe.xread({stream: position}, count=500)
+        return pipe.execute()
+    return commands
+
+
+class _Watched:
+    """A stream this loop's followers wait on: the newest entry seen (its number), and an event set, then
+    replaced, each time it grows."""
+
+    def __init__(self, seen: int) -> None:
+        self.seen, self.followers, self.grew = seen, 0, asyncio.Event()
+
+    def saw(self, number: int) -> None:
+        if number > self.seen:
+            self.seen = number
+            self.grew.set()
+            self.grew = asyncio.Event()
+
+
+class _Watch:
+    """One event loop's followers waiting for new events: one ``XREAD BLOCK`` over every stream they follow, on
+    a connection of its own, so no waiting follower holds a connection of the calls' pool (issue 31: with one
+    blocked ``XREAD`` each, followers took the connections the runs' writes needed). A stream that starts being
+    watched while the ``XREAD`` waits ends the wait: an entry added to this watch's own ``wake`` stream."""
+
+    def __init__(self, store: RedisEvents) -> None:
+        self.store = store
+        self.streams: dict[str, _Watched] = {}
+        self.wake_key = f"{store.prefix}:wake:{uuid.uuid4().hex}"
+        self.woken = "0-0"
+        self.reading: frozenset[str] | None = None  # the streams of the XREAD waiting now
+        self.task: asyncio.Task[None] | None = None
+        self.client: Any = None
+
+    async def enter(self, stream: str, after: int) -> _Watched:
+        watched = self.streams.get(stream)
+        if watched is None:
+            watched = self.streams[stream] = _Watched(after)
+        watched.followers += 1
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._watch(), name="strands-agui-redis-watch")
+        elif self.reading is not None and stream not in self.reading:
+            key, ttl = self.wake_key, max(1, int(self.store.ttl))
+
+            def wake(r: Any) -> Any:
+                pipe = r.pipeline(transaction=False)
+                pipe.xadd(key, {"w": "1"}, maxlen=1)
+                pipe.expire(key, ttl)
+                return pipe.execute()
+
+            try:
+                await self.store._call(wake)
+            except BaseException:
+                self.leave(stream)
+                raise
+        return watched
+
+    def leave(self, stream: str) -> None:
+        watched = self.streams.get(stream)
+        if watched is not None:
+            watched.followers -= 1
+            if watched.followers <= 0:
+                del self.streams[stream]
+
+    async def _watch(self) -> None:
+        """``XREAD BLOCK`` while any follower waits (each stream from the newest entry seen); a failed read
+        is retried after ``READ_BLOCK_SECONDS`` (the followers' own calls report the store down)."""
+        import redis.asyncio as aioredis
+        import redis.exceptions
+
+        if self.client is None:  # its own connection: a blocked read waits READ_BLOCK_SECONDS, then answers
+            self.client = aioredis.Redis.from_pool(self.store._connect(
+                max_connections=1, timeout=None, socket_timeout=READ_BLOCK_SECONDS + self.store.timeout))
+        while self.streams:
+            positions = {stream: f"{watched.seen}-0" for stream, watched in self.streams.items()}
+            positions[self.wake_key] = self.woken
+            self.reading = frozenset(positions)
+            try:
+                reply = await self.client.xread(positions, count=1, block=int(READ_BLOCK_SECONDS * 1000))
+            except (redis.exceptions.RedisError, OSError) as exc:
+                logger.debug("event store watch: %s", exc)
+                await asyncio.sleep(READ_BLOCK_SECONDS)
+                continue
+            finally:
+                self.reading = None
+            for stream, entries in reply or ():
+                if stream == self.wake_key:
+                    self.woken = entries[-1][0]
+                elif (watched := self.streams.get(stream)) is not None:
+                    watched.saw(_number(entries[-1][0]))
 
 
 def _number(entry_id: str) -> int:

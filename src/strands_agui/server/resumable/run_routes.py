@@ -52,6 +52,7 @@ from ..request.validation import MAX_ID, check_id
 from ..transport.streaming import FRAMINGS, Framing, RunStream, encode_event
 from ..transport.versions import rewrite_for
 from .event_store import (
+    DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
     EventStore,
     MemoryEvents,
@@ -210,12 +211,15 @@ def resumable_runs(setting: bool | Resumable, environment: ServeEnvironment) -> 
 
 def from_environment(environment: ServeEnvironment) -> Resumable | None:
     """What ``strands-agui serve --resumable [--events URL] [--detach-seconds S]`` set for every worker (None: not
-    resumable); ``$STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL`` sets the store's per-principal limit of live runs."""
+    resumable); ``$STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL`` sets the store's per-principal limit of live runs,
+    ``$STRANDS_AGUI_REDIS_MAX_CONNECTIONS`` a worker's connections to Redis."""
     if not environment.resumable:
         return None
     url = environment.events
     per_principal = environment.max_live_runs_per_principal or DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL
-    store: EventStore = RedisEvents(url, max_live_runs_per_principal=per_principal) if url else \
+    store: EventStore = RedisEvents(
+        url, max_live_runs_per_principal=per_principal,
+        max_connections=environment.redis_max_connections or DEFAULT_MAX_CONNECTIONS) if url else \
         MemoryEvents(max_live_runs_per_principal=per_principal)
     detach = environment.detach_seconds
     return Resumable(store, DEFAULT_DETACH_SECONDS if detach is None else detach)
