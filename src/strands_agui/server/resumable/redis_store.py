@@ -368,7 +368,8 @@ def _events(fields: dict[str, str]) -> list[Stored]:
 
 
 class _RedisLog:
-    """A run's writer: appends are batched by one task, which also keeps the heartbeat."""
+    """A run's writer: appends are batched by one task, which also keeps the heartbeat (every
+    ``HEARTBEAT_SECONDS``, however often batches go out)."""
 
     def __init__(self, store: RedisEvents, run_id: str, principal: str | None,
                  on_cancel: Callable[[], None]) -> None:
@@ -441,10 +442,12 @@ class _RedisLog:
             self.cancel()
 
     async def _write(self) -> None:
+        loop = asyncio.get_running_loop()
+        due = loop.time() + HEARTBEAT_SECONDS  # the next heartbeat: once per HEARTBEAT_SECONDS, not per batch
         try:
             while True:
                 try:
-                    async with asyncio.timeout(HEARTBEAT_SECONDS):
+                    async with asyncio.timeout(max(0.0, due - loop.time())):
                         await self.wake.wait()
                     if not self.closing:
                         await asyncio.sleep(BATCH_SECONDS)  # one pipeline for the events of the next moment
@@ -456,7 +459,9 @@ class _RedisLog:
                     if self.closing:  # set after the last append: one more batch holds whatever came meanwhile
                         await self._flush()
                         return await self._expire()
-                    await self.beat()
+                    if loop.time() >= due:
+                        due = loop.time() + HEARTBEAT_SECONDS
+                        await self.beat()
                 except StoreUnavailable as exc:
                     self._broke(str(exc))
                     if self.closing:
