@@ -392,11 +392,27 @@ async def test_more_runs_and_followers_than_connections_queue_and_lose_nothing(
     follower reads its run whole, to RUN_FINISHED. redis-py's pool (100 connections at most, one held by each
     waiting follower) used to raise "Too many connections": the run's events were no longer stored and its
     readers got RUN_LOST (``strands-agui serve --workers 2 --resumable --events redis://...`` at 200 runs/s)."""
+    import redis.asyncio as aioredis
+
     store = RedisEvents(redis.url, prefix=f"pool-{time.monotonic_ns()}", timeout=20.0, **options)
+    watcher = aioredis.Redis.from_url(redis.url, decode_responses=True)
+    before = (await watcher.info("clients"))["connected_clients"]  # this count's own, earlier tests' left open
+    clients: list[int] = []
+
+    async def count_clients() -> None:
+        while True:
+            clients.append((await watcher.info("clients"))["connected_clients"])
+            await asyncio.sleep(0.02)
+
+    counting = asyncio.create_task(count_clients())
     results = await asyncio.gather(*(_run_with_a_follower(store, f"r{n}") for n in range(runs)),
                                    return_exceptions=True)
+    counting.cancel()
+    await watcher.aclose()
     failed = [result for result in results if isinstance(result, BaseException)]
     assert not failed, failed[:3]
+    if options:  # the calls' connections and the followers' one
+        assert max(clients) - before <= options["max_connections"] + 1, (before, max(clients))
     expected = [(n, "TEXT_MESSAGE_CONTENT") for n in range(1, 31)] + [(31, "RUN_FINISHED")]
     assert [lost for lost, _ in results] == [None] * runs  # type: ignore[misc]
     assert all(read == expected for _, read in results), [read[-2:] for _, read in results][:3]  # type: ignore[misc]
