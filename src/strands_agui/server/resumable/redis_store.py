@@ -338,11 +338,11 @@ class _Watch:
             try:
                 reply = await self.client.xread(positions, count=1, block=int(READ_BLOCK_SECONDS * 1000))
             except (redis.exceptions.RedisError, OSError) as exc:
+                self.reading = None  # a stream entered meanwhile is read next time: no wake needed
                 logger.debug("event store watch: %s", exc)
                 await asyncio.sleep(READ_BLOCK_SECONDS)
                 continue
-            finally:
-                self.reading = None
+            self.reading = None
             for stream, entries in reply or ():
                 if stream == self.wake_key:
                     self.woken = entries[-1][0]
