@@ -167,3 +167,5 @@ def test_the_environment_sets_the_per_principal_limit_and_redis_connections(monk
     monkeypatch.setenv("STRANDS_AGUI_REDIS_MAX_CONNECTIONS", "12")
     redis = from_environment(ServeEnvironment.from_env())
     assert redis is not None and isinstance(redis.store, RedisEvents) and redis.store.max_connections == 12
+    again = from_environment(ServeEnvironment.from_env())  # another endpoint of the worker: the same pool
+    assert again is not None and again is not redis and again.store is redis.store
