@@ -35,6 +35,7 @@ from .event_store import (
     StoreUnavailable,
 )
 from .redis_scripts import APPEND, BEAT, OPEN
+from .redis_watch import Watch, entry_number
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ class RedisEvents:
     Each event loop (each worker) has at most ``max_connections`` connections for its calls (redis-py's
     ``BlockingConnectionPool``): past them a call waits for a free one, at most ``timeout`` seconds, then is
     :class:`StoreUnavailable` like any Redis failure; its followers wait for new events on one connection more,
-    their loop's own (:class:`_Watch`), so a waiting follower holds none of the calls' connections.
+    their loop's own (``redis_watch.Watch``), so a waiting follower holds none of the calls' connections.
     The runs this process is running are also known here (``running``), so they stay cancellable, and their
     ids taken, whatever Redis lost."""
 
@@ -74,7 +75,7 @@ class RedisEvents:
         self.max_live_runs, self.max_live_runs_per_principal = max_live_runs, max_live_runs_per_principal
         self.max_connections = max_connections
         # one client (its pool) and one watch per event loop: each worker has its own
-        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, _Watch]] = \
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Watch]] = \
             weakref.WeakKeyDictionary()
         self.running: dict[str, _RedisLog] = {}  # this process's live runs, by key
 
@@ -90,7 +91,7 @@ class RedisEvents:
             retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
             retry_on_error=[RedisConnectionError], **options)
 
-    def _loop(self) -> tuple[Any, _Watch]:
+    def _loop(self) -> tuple[Any, Watch]:
         import redis.asyncio as aioredis
 
         loop = asyncio.get_running_loop()
@@ -98,7 +99,10 @@ class RedisEvents:
         if found is None:
             client = aioredis.Redis.from_pool(self._connect(max_connections=self.max_connections,
                                                             timeout=self.timeout))
-            found = self._loops[loop] = (client, _Watch(self))
+            watch = Watch(f"{self.prefix}:wake:{uuid.uuid4().hex}", max(1, int(self.ttl)), self._call,
+                          lambda: self._connect(max_connections=1, timeout=None,  # a blocked read: 1 s, then answers
+                                                socket_timeout=READ_BLOCK_SECONDS + self.timeout))
+            found = self._loops[loop] = (client, watch)
         return found
 
     def client(self) -> Any:
@@ -168,7 +172,7 @@ class RedisEvents:
         oldest, newest, lost = await self._call(commands)
         if not newest:
             return Bounds(1, 0, False, lost is not None)
-        return Bounds(int(oldest[0][1]["n"]), _number(newest[0][0]), _events(newest[0][1])[-1].terminal,
+        return Bounds(int(oldest[0][1]["n"]), entry_number(newest[0][0]), _events(newest[0][1])[-1].terminal,
                       lost is not None)
 
     def thread_key(self, thread: str) -> str:
@@ -217,7 +221,7 @@ class RedisEvents:
                                 yield event
                             if event.terminal:
                                 return
-                    watched.saw(_number(position))
+                    watched.saw(entry_number(position))
                 if reply:
                     continue
                 if last:
@@ -261,98 +265,6 @@ def _read(reader: str, stream: str, position: str) -> Callable[[Any], Any]:
         pipe.xread({stream: position}, count=500)
         return pipe.execute()
     return commands
-
-
-class _Watched:
-    """A stream this loop's followers wait on: the newest entry seen (its number), and an event set, then
-    replaced, each time it grows."""
-
-    def __init__(self, seen: int) -> None:
-        self.seen, self.followers, self.grew = seen, 0, asyncio.Event()
-
-    def saw(self, number: int) -> None:
-        if number > self.seen:
-            self.seen = number
-            self.grew.set()
-            self.grew = asyncio.Event()
-
-
-class _Watch:
-    """One event loop's followers waiting for new events: one ``XREAD BLOCK`` over every stream they follow, on
-    a connection of its own, so no waiting follower holds a connection of the calls' pool (issue 31: with one
-    blocked ``XREAD`` each, followers took the connections the runs' writes needed). A stream that starts being
-    watched while the ``XREAD`` waits ends the wait: an entry added to this watch's own ``wake`` stream."""
-
-    def __init__(self, store: RedisEvents) -> None:
-        self.store = store
-        self.streams: dict[str, _Watched] = {}
-        self.wake_key = f"{store.prefix}:wake:{uuid.uuid4().hex}"
-        self.woken = "0-0"
-        self.reading: frozenset[str] | None = None  # the streams of the XREAD waiting now
-        self.task: asyncio.Task[None] | None = None
-        self.client: Any = None
-
-    async def enter(self, stream: str, after: int) -> _Watched:
-        watched = self.streams.get(stream)
-        if watched is None:
-            watched = self.streams[stream] = _Watched(after)
-        watched.followers += 1
-        if self.task is None or self.task.done():
-            self.task = asyncio.get_running_loop().create_task(self._watch(), name="strands-agui-redis-watch")
-        elif self.reading is not None and stream not in self.reading:
-            key, ttl = self.wake_key, max(1, int(self.store.ttl))
-
-            def wake(r: Any) -> Any:
-                pipe = r.pipeline(transaction=False)
-                pipe.xadd(key, {"w": "1"}, maxlen=1)
-                pipe.expire(key, ttl)
-                return pipe.execute()
-
-            try:
-                await self.store._call(wake)
-            except BaseException:
-                self.leave(stream)
-                raise
-        return watched
-
-    def leave(self, stream: str) -> None:
-        watched = self.streams.get(stream)
-        if watched is not None:
-            watched.followers -= 1
-            if watched.followers <= 0:
-                del self.streams[stream]
-
-    async def _watch(self) -> None:
-        """``XREAD BLOCK`` while any follower waits (each stream from the newest entry seen); a failed read
-        is retried after ``READ_BLOCK_SECONDS`` (the followers' own calls report the store down)."""
-        import redis.asyncio as aioredis
-        import redis.exceptions
-
-        if self.client is None:  # its own connection: a blocked read waits READ_BLOCK_SECONDS, then answers
-            self.client = aioredis.Redis.from_pool(self.store._connect(
-                max_connections=1, timeout=None, socket_timeout=READ_BLOCK_SECONDS + self.store.timeout))
-        while self.streams:
-            positions = {stream: f"{watched.seen}-0" for stream, watched in self.streams.items()}
-            positions[self.wake_key] = self.woken
-            self.reading = frozenset(positions)
-            try:
-                reply = await self.client.xread(positions, count=1, block=int(READ_BLOCK_SECONDS * 1000))
-            except (redis.exceptions.RedisError, OSError) as exc:
-                self.reading = None  # a stream entered meanwhile is read next time: no wake needed
-                logger.debug("event store watch: %s", exc)
-                await asyncio.sleep(READ_BLOCK_SECONDS)
-                continue
-            self.reading = None
-            for stream, entries in reply or ():
-                if stream == self.wake_key:
-                    self.woken = entries[-1][0]
-                elif (watched := self.streams.get(stream)) is not None:
-                    watched.saw(_number(entries[-1][0]))
-
-
-def _number(entry_id: str) -> int:
-    """The number of the last event of a stream entry (its id: ``7-0`` -> 7)."""
-    return int(entry_id.split("-")[0])
 
 
 def _entry(batch: list[tuple[int, str, str]]) -> tuple[str, str, str]:
