@@ -34,6 +34,7 @@ RESUMABLE_ENV = "STRANDS_AGUI_RESUMABLE"  # ``serve --resumable``
 EVENTS_ENV = "STRANDS_AGUI_EVENTS"  # ``serve --events redis://HOST:PORT/DB``
 DETACH_ENV = "STRANDS_AGUI_DETACH_SECONDS"  # ``serve --detach-seconds``
 LIVE_RUNS_ENV = "STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL"  # the event store's per-principal limit
+REDIS_CONNECTIONS_ENV = "STRANDS_AGUI_REDIS_MAX_CONNECTIONS"  # a worker's connections to the Redis event store
 METRICS_ENV = "STRANDS_AGUI_METRICS"  # ``serve --metrics``
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # prometheus-client's own: its multiprocess mode (``--workers N``)
 
@@ -80,6 +81,7 @@ class ServeEnvironment:
     events: str | None = None
     detach_seconds: float | None = None
     max_live_runs_per_principal: int | None = None
+    redis_max_connections: int | None = None
     metrics: bool = False
     metrics_directory: str | None = None
 
@@ -89,6 +91,7 @@ class ServeEnvironment:
         env = os.environ if environ is None else environ
         detach = _number(DETACH_ENV, env.get(DETACH_ENV), float)
         live = _number(LIVE_RUNS_ENV, env.get(LIVE_RUNS_ENV), int)
+        connections = _number(REDIS_CONNECTIONS_ENV, env.get(REDIS_CONNECTIONS_ENV), int)
         return cls(
             sessions=env.get(SESSIONS_ENV) or None, pause_retention=env.get(RETENTION_ENV),
             lease_seconds=env.get(LEASE_ENV), s3_connect_timeout=env.get(CONNECT_TIMEOUT_ENV),
@@ -98,6 +101,7 @@ class ServeEnvironment:
             resumable=env_flag(RESUMABLE_ENV, env.get(RESUMABLE_ENV)), events=env.get(EVENTS_ENV) or None,
             detach_seconds=None if detach is None else float(detach),
             max_live_runs_per_principal=None if live is None else int(live),
+            redis_max_connections=None if connections is None else int(connections),
             metrics=env_flag(METRICS_ENV, env.get(METRICS_ENV)), metrics_directory=env.get(MULTIPROC_ENV) or None)
 
     def to_env(self) -> dict[str, str]:
@@ -116,7 +120,8 @@ _VARIABLES = {
     "sessions": SESSIONS_ENV, "pause_retention": RETENTION_ENV, "lease_seconds": LEASE_ENV,
     "s3_connect_timeout": CONNECT_TIMEOUT_ENV, "s3_read_timeout": READ_TIMEOUT_ENV, "s3_attempts": ATTEMPTS_ENV,
     "s3_cooldown": COOLDOWN_ENV, "threads": THREADS_ENV, "resumable": RESUMABLE_ENV, "events": EVENTS_ENV,
-    "detach_seconds": DETACH_ENV, "max_live_runs_per_principal": LIVE_RUNS_ENV, "metrics": METRICS_ENV,
+    "detach_seconds": DETACH_ENV, "max_live_runs_per_principal": LIVE_RUNS_ENV,
+    "redis_max_connections": REDIS_CONNECTIONS_ENV, "metrics": METRICS_ENV,
     "metrics_directory": MULTIPROC_ENV,
 }
 

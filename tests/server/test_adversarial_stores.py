@@ -7,7 +7,9 @@ cases (no HTTP): tests/server/test_event_stores.py; the table of cases: docs/rel
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import json
 import shutil
 import threading
 import time
@@ -19,7 +21,7 @@ import httpx
 import pytest
 
 from strands_agui.server.app import create_strands_app
-from strands_agui.server.resumable.event_store import EventStore, MemoryEvents
+from strands_agui.server.resumable.event_store import EventStore, MemoryEvents, StoreUnavailable
 from strands_agui.server.resumable.redis_store import RedisEvents
 from strands_agui.server.resumable.run_routes import Resumable
 from tests.oracles import assert_valid_sse
@@ -43,10 +45,10 @@ def redis() -> Iterator[RedisServer]:
 
 
 def make_store(kind: str, redis: RedisServer | None) -> EventStore:
-    """The store under test. Redis's per-call budget is 20 s, not the default 2 s: 60 followers, each holding
-    a connection, on a 2-core CI machine shared with other test workers and browsers, can leave the server's
-    event loop busy longer than 2 s, and a call that waits that long is the documented 503 (tested with a
-    frozen Redis below), not the lost event this test looks for."""
+    """The store under test. Redis's per-call budget is 20 s, not the default 2 s: 60 followers on a
+    2-core CI machine shared with other test workers and browsers can leave the server's event loop busy
+    longer than 2 s, and a call that waits that long is the documented 503 (tested with a frozen Redis
+    below), not the lost event this test looks for."""
     if kind == "memory":
         return MemoryEvents()
     assert redis is not None
@@ -355,3 +357,78 @@ def test_a_principals_live_runs_are_counted_across_workers(redis: RedisServer) -
     assert [r.status_code for r in refused] == [429, 429]
     assert {r.json()["detail"]["limit"] for r in refused} == {"live_runs_per_principal"}
     assert bobs.status_code == 200 and ended == ["RUN_FINISHED"] * 2 and again.status_code == 200
+
+
+# ----------------------------------------------------------------------------- Redis: connections (issue 31)
+
+
+async def _run_with_a_follower(store: RedisEvents, run_id: str) -> tuple[int | None, list[tuple[int, str]]]:
+    """One run of 31 events in 10 batches (each flushed, as the driver does before a write) with a follower
+    reading it from its start: the run's ``lost`` (None: every event stored) and what the follower read."""
+    log = await store.open(run_id, None, lambda: None)
+
+    async def follow() -> list[tuple[int, str]]:
+        return [(event.seq, event.kind) async for event in store.follow(run_id, 0)]
+
+    follower = asyncio.create_task(follow())
+    for batch in range(10):
+        for n in range(3):
+            log.append(json.dumps({"type": "TEXT_MESSAGE_CONTENT", "delta": f"{batch}.{n}"}), "TEXT_MESSAGE_CONTENT")
+        await log.flush()
+        await asyncio.sleep(0.01)
+    log.append(json.dumps({"type": "RUN_FINISHED"}), "RUN_FINISHED")
+    await log.close()
+    return log.lost, await follower
+
+
+@needs_redis
+@pytest.mark.slow
+@pytest.mark.parametrize(("options", "runs"), [({}, 150), ({"max_connections": 4}, 40)],
+                         ids=["default-pool", "4-connections"])
+async def test_more_runs_and_followers_than_connections_queue_and_lose_nothing(
+        options: dict[str, int], runs: int, redis: RedisServer) -> None:
+    """Issue 31: ``runs`` runs at once, each with a follower: more calls in flight than the store has
+    connections (150 runs with the default pool; 40 with 4 connections). Every event is stored and each
+    follower reads its run whole, to RUN_FINISHED. redis-py's pool (100 connections at most, one held by each
+    waiting follower) used to raise "Too many connections": the run's events were no longer stored and its
+    readers got RUN_LOST (``strands-agui serve --workers 2 --resumable --events redis://...`` at 200 runs/s)."""
+    import redis.asyncio as aioredis
+
+    store = RedisEvents(redis.url, prefix=f"pool-{time.monotonic_ns()}", timeout=20.0, **options)
+    watcher = aioredis.Redis.from_url(redis.url, decode_responses=True)
+    before = (await watcher.info("clients"))["connected_clients"]  # this count's own, earlier tests' left open
+    clients: list[int] = []
+
+    async def count_clients() -> None:
+        while True:
+            clients.append((await watcher.info("clients"))["connected_clients"])
+            await asyncio.sleep(0.02)
+
+    counting = asyncio.create_task(count_clients())
+    results = await asyncio.gather(*(_run_with_a_follower(store, f"r{n}") for n in range(runs)),
+                                   return_exceptions=True)
+    counting.cancel()
+    await watcher.aclose()
+    failed = [result for result in results if isinstance(result, BaseException)]
+    assert not failed, failed[:3]
+    if options:  # the calls' connections and the followers' one
+        assert max(clients) - before <= options["max_connections"] + 1, (before, max(clients))
+    expected = [(n, "TEXT_MESSAGE_CONTENT") for n in range(1, 31)] + [(31, "RUN_FINISHED")]
+    assert [lost for lost, _ in results] == [None] * runs  # type: ignore[misc]
+    assert all(read == expected for _, read in results), [read[-2:] for _, read in results][:3]  # type: ignore[misc]
+
+
+@needs_redis
+async def test_a_call_waiting_past_the_timeout_for_a_connection_is_store_unavailable(redis: RedisServer) -> None:
+    """Every connection busy longer than the store's ``timeout``: a call waits that long for one, then is
+    :class:`StoreUnavailable` (the routes' 503), not a hang; once a connection is free, calls go through."""
+    store = RedisEvents(redis.url, prefix=f"busy-{time.monotonic_ns()}", timeout=0.5, max_connections=1)
+    pool = store.client().connection_pool
+    held = await pool.get_connection()
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable):
+        await store.known("r", None)
+    waited = time.monotonic() - started
+    await pool.release(held)
+    assert 0.4 < waited < 1.5, waited
+    assert await store.known("r", None) is False

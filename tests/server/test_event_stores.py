@@ -148,8 +148,8 @@ def test_the_docs_list_every_refusal_code() -> None:
     assert dict(re.findall(r"^\| `(\w+)` \| (.+) \|$", table.group(1), re.M)) == REFUSAL_CODES
 
 
-def test_the_environment_sets_the_per_principal_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``strands-agui serve --resumable`` has no flag for it: each worker reads it from the environment."""
+def test_the_environment_sets_the_per_principal_limit_and_redis_connections(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``strands-agui serve --resumable`` has no flag for them: each worker reads them from the environment."""
     from strands_agui.environment import ServeEnvironment
     from strands_agui.server.resumable.redis_store import RedisEvents
     from strands_agui.server.resumable.run_routes import from_environment
@@ -163,3 +163,9 @@ def test_the_environment_sets_the_per_principal_limit(monkeypatch: pytest.Monkey
     redis = from_environment(ServeEnvironment.from_env())
     assert redis is not None and isinstance(redis.store, RedisEvents)
     assert redis.store.max_live_runs_per_principal == 7
+    assert redis.store.max_connections == 50  # redis-py's BlockingConnectionPool's default
+    monkeypatch.setenv("STRANDS_AGUI_REDIS_MAX_CONNECTIONS", "12")
+    redis = from_environment(ServeEnvironment.from_env())
+    assert redis is not None and isinstance(redis.store, RedisEvents) and redis.store.max_connections == 12
+    again = from_environment(ServeEnvironment.from_env())  # another endpoint of the worker: the same pool
+    assert again is not None and again is not redis and again.store is redis.store

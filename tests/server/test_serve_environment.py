@@ -117,6 +117,7 @@ def test_the_cli_writes_what_every_worker_reads_back(tmp_path: Path) -> None:
 
 def test_to_env_and_from_env_are_inverse() -> None:
     environment = ServeEnvironment(sessions="s3://bucket/prefix", lease_seconds="30", threads=True, metrics=True,
-                                   max_live_runs_per_principal=7, metrics_directory="/tmp/m")
+                                   max_live_runs_per_principal=7, redis_max_connections=12,
+                                   metrics_directory="/tmp/m")
     assert ServeEnvironment.from_env(environment.to_env()) == environment
     assert ServeEnvironment.from_env({}) == ServeEnvironment()

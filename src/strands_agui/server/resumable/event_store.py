@@ -20,7 +20,9 @@ whether the worker running it is alive; per thread, its live run (``mark_thread`
   ``:events`` is a Redis stream; each entry holds a batch of consecutive events (one ``XADD`` per batch, its id
   the number of its last event: ``7-0`` ends with event 7, so ``XREAD`` from ``n-0`` starts at the batch holding
   event n + 1), capped at ``max_events`` entries (``XADD MAXLEN ~``, so at least as many events) and expiring
-  ``ttl`` seconds after its last write (``EXPIRE``); readers follow it with ``XREAD BLOCK``.
+  ``ttl`` seconds after its last write (``EXPIRE``); readers read it with ``XREAD`` and, when nothing is new,
+  wait on their worker's one ``XREAD BLOCK`` over every stream followed there. A worker's calls share at most
+  ``max_connections`` connections (50), waiting at most ``timeout`` for a free one.
   Beside it: ``:meta`` (the principal; ``lost``, the first event not stored, once the log stopped short),
   ``:alive`` (the running worker's heartbeat, a key that expires ``ALIVE_SECONDS`` after the worker stops
   refreshing it), ``:reader`` (set by readers, expiring), ``:cancel`` (a cancel request, polled by the running
@@ -63,6 +65,7 @@ DEFAULT_MAX_BYTES = 256 * 1024 * 1024  # memory: every kept event of every run
 DEFAULT_MAX_RUN_BYTES = 32 * 1024 * 1024  # memory: one run's kept events (a longer run keeps its newest)
 DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL = 100  # live runs of one named principal (both stores)
 DEFAULT_MAX_LIVE_RUNS = 10_000  # Redis: live runs of every worker on the same Redis (memory: ``max_runs``)
+DEFAULT_MAX_CONNECTIONS = 50  # Redis: a worker's connections for its calls (redis-py's BlockingConnectionPool's)
 EVENT_OVERHEAD_BYTES = 64  # what the byte bounds count for an event beside its JSON text (its record, its slot)
 
 

@@ -12,12 +12,15 @@ import asyncio
 import hashlib
 import logging
 import time
+import uuid
+import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from .event_store import (
     ALIVE_SECONDS,
     BATCH_SECONDS,
+    DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_LIVE_RUNS,
     DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
@@ -32,6 +35,7 @@ from .event_store import (
     StoreUnavailable,
 )
 from .redis_scripts import APPEND, BEAT, OPEN
+from .redis_watch import Watch, entry_number
 
 logger = logging.getLogger(__name__)
 
@@ -47,38 +51,64 @@ class RedisEvents:
     sets of live runs, each entry expiring with its run's heartbeat): past them a new run is refused
     (:class:`RunLimit`). A stale connection (Redis restarted) is retried once on a fresh one (redis-py's
     ``Retry``); a timeout is not retried, so a frozen Redis costs ``timeout`` seconds per call, then 503.
+    Each event loop (each worker) has at most ``max_connections`` connections for its calls (redis-py's
+    ``BlockingConnectionPool``): past them a call waits for a free one, at most ``timeout`` seconds, then is
+    :class:`StoreUnavailable` like any Redis failure; its followers wait for new events on one connection more,
+    their loop's own (``redis_watch.Watch``), so a waiting follower holds none of the calls' connections.
     The runs this process is running are also known here (``running``), so they stay cancellable, and their
     ids taken, whatever Redis lost."""
 
     def __init__(self, url: str, *, prefix: str = "strands-agui", max_events: int = DEFAULT_MAX_EVENTS,
                  ttl: float = DEFAULT_TTL_SECONDS, timeout: float = 2.0, max_live_runs: int = DEFAULT_MAX_LIVE_RUNS,
-                 max_live_runs_per_principal: int = DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL) -> None:
+                 max_live_runs_per_principal: int = DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
+                 max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
         try:
             import redis.asyncio  # noqa: F401 - checked here so a missing extra fails at startup
         except ImportError as exc:  # pragma: no cover - the redis extra
             raise RuntimeError("RedisEvents needs the redis package: pip install 'strands-agui[redis]'") from exc
         for name, value in (("max_live_runs", max_live_runs),
-                            ("max_live_runs_per_principal", max_live_runs_per_principal)):
-            if not (isinstance(value, int) and value > 0):
+                            ("max_live_runs_per_principal", max_live_runs_per_principal),
+                            ("max_connections", max_connections)):
+            if not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
                 raise ValueError(f"{name} must be a positive int, not {value!r}")
         self.url, self.prefix, self.max_events, self.ttl, self.timeout = url, prefix, max_events, ttl, timeout
         self.max_live_runs, self.max_live_runs_per_principal = max_live_runs, max_live_runs_per_principal
-        self._clients: dict[int, Any] = {}  # one client per event loop (each worker has its own)
+        self.max_connections = max_connections
+        # one client (its pool) and one watch per event loop: each worker has its own
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Watch]] = \
+            weakref.WeakKeyDictionary()
         self.running: dict[str, _RedisLog] = {}  # this process's live runs, by key
 
-    def client(self) -> Any:
+    def _connect(self, **options: Any) -> Any:
         import redis.asyncio as aioredis
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
         from redis.exceptions import ConnectionError as RedisConnectionError
 
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._clients:
-            self._clients[loop] = aioredis.Redis.from_url(
-                self.url, socket_timeout=self.timeout, socket_connect_timeout=self.timeout, decode_responses=True,
-                retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
-                retry_on_error=[RedisConnectionError])
-        return self._clients[loop]
+        options = {"socket_timeout": self.timeout, **options}
+        return aioredis.BlockingConnectionPool.from_url(
+            self.url, socket_connect_timeout=self.timeout, decode_responses=True,
+            retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+            retry_on_error=[RedisConnectionError], **options)
+
+    def _loop(self) -> tuple[Any, Watch]:
+        import redis.asyncio as aioredis
+
+        loop = asyncio.get_running_loop()
+        found = self._loops.get(loop)
+        if found is None:
+            client = aioredis.Redis.from_pool(self._connect(max_connections=self.max_connections,
+                                                            timeout=self.timeout))
+            watch = Watch(f"{self.prefix}:wake:{uuid.uuid4().hex}", max(1, int(self.ttl)), self._call,
+                          lambda: self._connect(max_connections=1, timeout=None,  # a blocked read: 1 s, then answers
+                                                socket_timeout=READ_BLOCK_SECONDS + self.timeout))
+            found = self._loops[loop] = (client, watch)
+        return found
+
+    def client(self) -> Any:
+        """This event loop's client: at most ``max_connections`` connections, a call waiting ``timeout`` at most
+        for a free one (redis-py's ``ConnectionError`` "No connection available.", then)."""
+        return self._loop()[0]
 
     def key(self, run_id: str, part: str) -> str:
         """A run's key: ``<prefix>:run:{<sha256 of run_id>}:<part>`` (events, meta, alive, reader, cancel)."""
@@ -142,7 +172,7 @@ class RedisEvents:
         oldest, newest, lost = await self._call(commands)
         if not newest:
             return Bounds(1, 0, False, lost is not None)
-        return Bounds(int(oldest[0][1]["n"]), _number(newest[0][0]), _events(newest[0][1])[-1].terminal,
+        return Bounds(int(oldest[0][1]["n"]), entry_number(newest[0][0]), _events(newest[0][1])[-1].terminal,
                       lost is not None)
 
     def thread_key(self, thread: str) -> str:
@@ -167,27 +197,42 @@ class RedisEvents:
         return entry if alive else None
 
     async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored]:
-        stream = self.key(run_id, "events")
-        position = {stream: f"{after}-0"}
-        block: int | None = int(READ_BLOCK_SECONDS * 1000)
-        while True:
-            await self._call(lambda r: r.set(self.key(run_id, "reader"), "1", px=int(ALIVE_SECONDS * 1000)))
-            reply = await self._call(_read(position, block))
-            for _stream, entries in reply or ():
-                for entry_id, fields in entries:
-                    position[stream] = entry_id
-                    events = _events(fields)
-                    if events[0].seq > after + 1:
-                        return  # the events after ``after`` are gone (the cap, or Redis lost them): no gap
-                    for event in events:
-                        if event.seq > after:
-                            after = event.seq
-                            yield event
-                        if event.terminal:
-                            return
-            if not reply and block is None:
-                return  # nothing came after the run's worker stopped: the caller reports RUN_LOST
-            if not reply:
+        """The run's events after ``after`` to its terminal one: each read (the reader key refreshed, what is
+        new read, in one call) is followed, when nothing was new, by a wait for this loop's watch to see the
+        stream grow, at most ``READ_BLOCK_SECONDS``; then the run's worker is looked at."""
+        stream, reader = self.key(run_id, "events"), self.key(run_id, "reader")
+        position = f"{after}-0"
+        last = False
+        watch = self._loop()[1]
+        watched = await watch.enter(stream, after)
+        try:
+            while True:
+                grew = watched.grew  # before the read: growth seen during it wakes the wait below
+                _, reply = await self._call(_read(reader, stream, position))
+                for _stream, entries in reply or ():
+                    for entry_id, fields in entries:
+                        position = entry_id
+                        events = _events(fields)
+                        if events[0].seq > after + 1:
+                            return  # the events after ``after`` are gone (the cap, or Redis lost them): no gap
+                        for event in events:
+                            if event.seq > after:
+                                after = event.seq
+                                yield event
+                            if event.terminal:
+                                return
+                    watched.saw(entry_number(position))
+                if reply:
+                    continue
+                if last:
+                    return  # nothing came after the run's worker stopped: the caller reports RUN_LOST
+                try:
+                    async with asyncio.timeout(READ_BLOCK_SECONDS):
+                        await grew.wait()
+                    continue
+                except TimeoutError:
+                    pass
+
                 def state(r: Any) -> Any:
                     pipe = r.pipeline(transaction=False)
                     pipe.exists(self.key(run_id, "alive"))
@@ -195,8 +240,9 @@ class RedisEvents:
                     return pipe.execute()
 
                 alive, lost = await self._call(state)
-                if not alive or lost:  # the log will not grow: read what came since the last read, then stop
-                    block = None
+                last = not alive or bool(lost)  # the log will not grow: read what came since, then stop
+        finally:
+            watch.leave(stream)
 
     async def cancel(self, run_id: str, principal: str | None) -> str:
         log = self.running.get(run_id)
@@ -211,14 +257,14 @@ class RedisEvents:
         return "requested"
 
 
-def _read(position: dict[str, str], block: int | None) -> Callable[[Any], Any]:
-    """``XREAD`` from ``position``, waiting ``block`` ms for an entry (None: not waiting)."""
-    return lambda r: r.xread(position, count=500, block=block)
-
-
-def _number(entry_id: str) -> int:
-    """The number of the last event of a stream entry (its id: ``7-0`` -> 7)."""
-    return int(entry_id.split("-")[0])
+def _read(reader: str, stream: str, position: str) -> Callable[[Any], Any]:
+    """The reader key refreshed and ``XREAD`` (not waiting) from ``position``, in one call."""
+    def commands(r: Any) -> Any:
+        pipe = r.pipeline(transaction=False)
+        pipe.set(reader, "1", px=int(ALIVE_SECONDS * 1000))
+        pipe.xread({stream: position}, count=500)
+        return pipe.execute()
+    return commands
 
 
 def _entry(batch: list[tuple[int, str, str]]) -> tuple[str, str, str]:
@@ -234,7 +280,8 @@ def _events(fields: dict[str, str]) -> list[Stored]:
 
 
 class _RedisLog:
-    """A run's writer: appends are batched by one task, which also keeps the heartbeat."""
+    """A run's writer: appends are batched by one task, which also keeps the heartbeat (every
+    ``HEARTBEAT_SECONDS``, however often batches go out)."""
 
     def __init__(self, store: RedisEvents, run_id: str, principal: str | None,
                  on_cancel: Callable[[], None]) -> None:
@@ -307,10 +354,12 @@ class _RedisLog:
             self.cancel()
 
     async def _write(self) -> None:
+        loop = asyncio.get_running_loop()
+        due = loop.time() + HEARTBEAT_SECONDS  # the next heartbeat: once per HEARTBEAT_SECONDS, not per batch
         try:
             while True:
                 try:
-                    async with asyncio.timeout(HEARTBEAT_SECONDS):
+                    async with asyncio.timeout(max(0.0, due - loop.time())):
                         await self.wake.wait()
                     if not self.closing:
                         await asyncio.sleep(BATCH_SECONDS)  # one pipeline for the events of the next moment
@@ -322,7 +371,9 @@ class _RedisLog:
                     if self.closing:  # set after the last append: one more batch holds whatever came meanwhile
                         await self._flush()
                         return await self._expire()
-                    await self.beat()
+                    if loop.time() >= due:
+                        due = loop.time() + HEARTBEAT_SECONDS
+                        await self.beat()
                 except StoreUnavailable as exc:
                     self._broke(str(exc))
                     if self.closing:

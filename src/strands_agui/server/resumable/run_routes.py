@@ -30,6 +30,7 @@ write awaits :meth:`RunLog.flush`), so a client never holds an id the store has 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -52,6 +53,7 @@ from ..request.validation import MAX_ID, check_id
 from ..transport.streaming import FRAMINGS, Framing, RunStream, encode_event
 from ..transport.versions import rewrite_for
 from .event_store import (
+    DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL,
     EventStore,
     MemoryEvents,
@@ -210,15 +212,24 @@ def resumable_runs(setting: bool | Resumable, environment: ServeEnvironment) -> 
 
 def from_environment(environment: ServeEnvironment) -> Resumable | None:
     """What ``strands-agui serve --resumable [--events URL] [--detach-seconds S]`` set for every worker (None: not
-    resumable); ``$STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL`` sets the store's per-principal limit of live runs."""
+    resumable); ``$STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL`` sets the store's per-principal limit of live runs,
+    ``$STRANDS_AGUI_REDIS_MAX_CONNECTIONS`` a worker's connections to Redis. The endpoints of a worker share its
+    Redis store (they share its keys already): one pool of connections per worker, however many endpoints."""
     if not environment.resumable:
         return None
     url = environment.events
     per_principal = environment.max_live_runs_per_principal or DEFAULT_MAX_LIVE_RUNS_PER_PRINCIPAL
-    store: EventStore = RedisEvents(url, max_live_runs_per_principal=per_principal) if url else \
+    store: EventStore = _redis_events(url, per_principal,
+                                      environment.redis_max_connections or DEFAULT_MAX_CONNECTIONS) if url else \
         MemoryEvents(max_live_runs_per_principal=per_principal)
     detach = environment.detach_seconds
     return Resumable(store, DEFAULT_DETACH_SECONDS if detach is None else detach)
+
+
+@functools.lru_cache(maxsize=16)
+def _redis_events(url: str, per_principal: int, max_connections: int) -> RedisEvents:
+    """The environment's Redis store, one per set of values (built once, like ``runtime/stores``' session store)."""
+    return RedisEvents(url, max_live_runs_per_principal=per_principal, max_connections=max_connections)
 
 
 def add_run_routes(app: FastAPI, path: str, resumable: Resumable, *, dependencies: list[params.Depends],
