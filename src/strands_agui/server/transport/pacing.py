@@ -9,12 +9,24 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Awaitable
 
 __all__ = ["BUSY_SECONDS", "SLICE_SECONDS", "Pacer", "yield_to_loop"]
 
 SLICE_SECONDS = 0.002  # the longest a run holds a quiet event loop before it gives other requests a turn
 BUSY_SECONDS = 0.002  # a loop that takes this long to come back to a run is busy: its runs yield every other event
+
+
+BUSY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, bool] = weakref.WeakKeyDictionary()
+"""Event loop -> whether the latest measurement of any run's pacer on it found it busy."""
+
+
+def _busy_now() -> bool:
+    try:
+        return BUSY.get(asyncio.get_running_loop(), False)
+    except RuntimeError:  # made outside a running loop (a driver built ahead): nothing measured yet
+        return False
 
 
 def yield_to_loop() -> Awaitable[None]:
@@ -35,7 +47,9 @@ class Pacer:
 
     Both are known exactly, without a timer: when a slice begins the pacer asks the loop for a callback
     (``call_soon``), which runs only once the run's task has given the loop a turn (a model's or a tool's
-    await, or the pacer's own), and measures how long the loop took to get to it."""
+    await, or the pacer's own), and measures how long the loop took to get to it. A new run starts from the
+    loop's latest measurement (:data:`BUSY`): on a busy loop its first slice is busy too, so the step that writes
+    RUN_STARTED gives the loop a turn before the run's agent is built, instead of holding it for both."""
 
     __slots__ = ("slice", "busy_seconds", "_start", "_waited", "_busy")
 
@@ -43,11 +57,11 @@ class Pacer:
         self.slice, self.busy_seconds = slice_seconds, busy_seconds
         self._start = 0.0
         self._waited = True
-        self._busy = False
+        self._busy = _busy_now()
 
     def _turned(self) -> None:
         self._waited = True
-        self._busy = time.monotonic() - self._start >= self.busy_seconds
+        self._busy = BUSY[asyncio.get_running_loop()] = time.monotonic() - self._start >= self.busy_seconds
 
     def __call__(self) -> Awaitable[None] | None:
         now = time.monotonic()
