@@ -10,6 +10,7 @@ import pytest
 
 from tests.oracles import CLIENT_DIR
 from tests.support.hitl import clear_executions  # noqa: F401 - a fixture
+from tests.support.schedule import longest_first
 from tests.support.servers import echo_server, no_server_errors  # noqa: F401 - fixtures
 
 
@@ -47,9 +48,11 @@ def pytest_unconfigure(config) -> None:
 
 def pytest_collection_modifyitems(config, items) -> None:
     """Every test has its own node id: pytest-xdist schedules by node id, so tests sharing one run once between
-    them under ``-n`` (schemathesis' one-function parametrization gave six operations one id)."""
+    them under ``-n`` (schemathesis' one-function parametrization gave six operations one id). The files come
+    longest first (``tests/support/schedule.py``), the order ``make test``'s workers take them in."""
     from collections import Counter
 
     shared = [nodeid for nodeid, count in Counter(item.nodeid for item in items).items() if count > 1]
     if shared:
         raise pytest.UsageError(f"tests share a node id, so pytest -n would run one of each: {shared[:5]}")
+    longest_first(items, lambda item: item.nodeid.split("::")[0])  # tests/support/schedule.py
