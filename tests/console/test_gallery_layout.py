@@ -6,6 +6,7 @@ What ``python -m tests.console.screenshots`` photographs for ``docs/console/``; 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import Future
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from tests.console.gallery import (
     at_width,
     held_examples,
     layout_problems,
+    midpoints_ahead,
     routes,
     run_to_the_middle,
     stop,
@@ -36,13 +38,21 @@ def held() -> Iterator[tuple[LiveServer, Hold]]:
         yield served
 
 
+@pytest.fixture(scope="module")
+def middle(held: tuple[LiveServer, Hold]) -> Iterator[dict[str, Future[int]]]:
+    """Each route's :func:`~tests.console.gallery.midpoint`, timed in the background ahead of its test."""
+    listed = sorted(routes(held[0]), key=lambda route: ROUTES.index(route.path) if route.path in ROUTES else 0)
+    with midpoints_ahead(held[0], listed) as futures:
+        yield futures
+
+
 def test_the_gallery_covers_every_route_the_console_lists(held: tuple[LiveServer, Hold]) -> None:
     assert sorted(route.path for route in routes(held[0])) == sorted(ROUTES)
 
 
 @pytest.mark.parametrize("path", ROUTES)
-def test_each_route_is_laid_out_at_every_width_mid_run_and_after_stop(browser: Any, held: tuple[LiveServer, Hold],
-                                                                      path: str) -> None:
+def test_each_route_is_laid_out_at_every_width_mid_run_and_after_stop(
+        browser: Any, held: tuple[LiveServer, Hold], middle: dict[str, Future[int]], path: str) -> None:
     served, hold = held
     [route] = [r for r in routes(served) if r.path == path]
     context = browser.new_context(viewport={"width": 1440, "height": 900})
@@ -53,7 +63,7 @@ def test_each_route_is_laid_out_at_every_width_mid_run_and_after_stop(browser: A
     page.on("console", lambda msg: errors.append(msg.text) if page_error(msg) else None)
     problems: dict[str, list[str]] = {}
     try:
-        run_to_the_middle(page, served, hold, route)
+        run_to_the_middle(page, served, hold, route, middle[path].result(timeout=120))
         for phase in PHASES:
             if phase == "stopped":
                 stop(page, hold)
