@@ -9,6 +9,7 @@ page asks for when it mounts on a thread: v2 ``<CopilotChat threadId>``, v1 ``<C
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from collections.abc import Iterator
@@ -60,24 +61,36 @@ def shows_pancakes(page: Any) -> None:
     assert state_of(page)["recipe"]["special_preferences"] == ["Vegan"]
 
 
-@pytest.mark.parametrize("api", APIS)
+@contextlib.contextmanager
+def on(api: str) -> Iterator[None]:
+    """What fails names the client generation it failed on (a test here checks both around one restart)."""
+    try:
+        yield
+    except AssertionError as failed:
+        raise AssertionError(f"{api}: {failed}") from failed
+
+
 def test_thread_comes_back_after_reload_in_a_second_browser_and_after_a_runtime_restart(pages: Any,
-        runtime: RestartableRuntime,
-                                                                                        api: str) -> None:
-    thread = f"restore-{uuid.uuid4()}"
-    first = pages(runtime.base, api, "shared_state", thread)
-    first.send("make it a vegan recipe for pancakes")
-    shows_pancakes(first.page)
+        runtime: RestartableRuntime) -> None:
+    """Both pages (v2, v1), each on its own thread, before one runtime restart."""
+    threads = {api: f"restore-{uuid.uuid4()}" for api in APIS}
+    for api, thread in threads.items():
+        with on(api):
+            first = pages(runtime.base, api, "shared_state", thread)
+            first.send("make it a vegan recipe for pancakes")
+            shows_pancakes(first.page)
 
-    with first.page.expect_response(connected(api), timeout=LOAD_TIMEOUT_MS):
-        first.page.reload()
-    shows_pancakes(first.page)  # the reload
+            with first.page.expect_response(connected(api), timeout=LOAD_TIMEOUT_MS):
+                first.page.reload()
+            shows_pancakes(first.page)  # the reload
 
-    shows_pancakes(pages(runtime.base, api, "shared_state", thread, other_context=True).page)  # a second browser
+            shows_pancakes(pages(runtime.base, api, "shared_state", thread, other_context=True).page)  # a 2nd browser
 
     runtime.stop()
-    restarted = runtime.start()  # its in-memory runner holds nothing: the thread comes from the server
-    shows_pancakes(pages(restarted, api, "shared_state", thread, other_context=True).page)
+    restarted = runtime.start()  # its in-memory runner holds nothing: each thread comes from the server
+    for api, thread in threads.items():
+        with on(api):
+            shows_pancakes(pages(restarted, api, "shared_state", thread, other_context=True).page)
 
 
 @pytest.mark.parametrize("api", APIS)
@@ -87,24 +100,28 @@ def test_a_new_thread_starts_empty(pages: Any, runtime: RestartableRuntime, api:
     expect(page.locator('[data-testid="page"]')).not_to_contain_text("Pancakes")
 
 
-@pytest.mark.parametrize("api", APIS)
 def test_pending_approval_card_comes_back_after_a_runtime_restart_and_resumes(pages: Any,
-        runtime: RestartableRuntime,
-                                                                             api: str) -> None:
-    thread = f"restore-{uuid.uuid4()}"
-    first = pages(runtime.base, api, "human_in_the_loop", thread)
-    first.send("book a flight to Oslo")
-    card = first.page.locator('[data-testid="approval"]')
-    expect(card.locator('[data-testid="approval-message"]')).to_contain_text("Oslo")
+        runtime: RestartableRuntime) -> None:
+    """Both pages (v2, v1), each on its own thread, paused before one runtime restart."""
+    threads = {api: f"restore-{uuid.uuid4()}" for api in APIS}
+    for api, thread in threads.items():
+        with on(api):
+            first = pages(runtime.base, api, "human_in_the_loop", thread)
+            first.send("book a flight to Oslo")
+            card = first.page.locator('[data-testid="approval"]')
+            expect(card.locator('[data-testid="approval-message"]')).to_contain_text("Oslo")
 
     runtime.stop()
     restarted = runtime.start()
-    again = pages(restarted, api, "human_in_the_loop", thread, other_context=True).page
-    card = again.locator('[data-testid="approval"]')
-    expect(card.locator('[data-testid="approval-message"]')).to_contain_text("Oslo")
-    card.locator('[data-testid="approve"]').click()
-    expect(again.locator('[data-testid="page"]')).to_contain_text("Your flight to Oslo is booked (reference FL-")
-    expect(card).to_have_count(0)
+    for api, thread in threads.items():
+        with on(api):
+            again = pages(restarted, api, "human_in_the_loop", thread, other_context=True).page
+            card = again.locator('[data-testid="approval"]')
+            expect(card.locator('[data-testid="approval-message"]')).to_contain_text("Oslo")
+            card.locator('[data-testid="approve"]').click()
+            booked = "Your flight to Oslo is booked (reference FL-"
+            expect(again.locator('[data-testid="page"]')).to_contain_text(booked)
+            expect(card).to_have_count(0)
 
 
 @pytest.mark.parametrize("api", APIS)
