@@ -11,6 +11,7 @@ the thread (its first run had kept nothing yet) and never the answer.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -90,14 +91,27 @@ def shows_times(page: Any, text: str, times: int) -> None:
                            ".split(text).length === times + 1", arg=[text, times])
 
 
-def settles(page: Any, counts: dict[str, int]) -> None:
-    """Wait until the chat shows each text exactly so many times, and still does a second later."""
+@contextlib.contextmanager
+def on(api: str) -> Iterator[None]:
+    """What fails names the client generation it failed on (each test checks both around one restart)."""
+    try:
+        yield
+    except AssertionError as failed:
+        raise AssertionError(f"{api}: {failed}") from failed
+
+
+def settles(pages: dict[str, tuple[Any, dict[str, int]]]) -> None:
+    """Wait until each page's chat (by its client generation) shows each text exactly so many times, and still does
+    a second later."""
     for _ in range(2):
-        for text, times in counts.items():
-            shows_times(page, text, times)
+        for api, (page, counts) in pages.items():
+            with on(api):
+                for text, times in counts.items():
+                    shows_times(page, text, times)
         time.sleep(1)
-    whole = text_of(page)
-    assert all(whole.count(text) == times for text, times in counts.items()), whole
+    for api, (page, counts) in pages.items():
+        whole = text_of(page)
+        assert all(whole.count(text) == times for text, times in counts.items()), f"{api}: {whole}"
 
 
 def live_run(served: Served, thread: str) -> Any:
@@ -112,58 +126,77 @@ def ended(served: Served, thread: str) -> None:
         time.sleep(0.1)
 
 
-@pytest.mark.parametrize("api", APIS)
 def test_reload_mid_run_after_the_runtime_restarted_attaches_to_the_live_run(
-        pages: Any, runtime: RestartableRuntime, served: Served, api: str) -> None:
+        pages: Any, runtime: RestartableRuntime, served: Served) -> None:
+    """Both pages (v2, v1), each on its own thread, their runs held at the gate across one runtime restart."""
     served.shut()
-    thread = f"live-{uuid.uuid4()}"
-    question = f"what is the forecast? ({api})"
-    first = pages(runtime.base, api, "gated", thread)
-    first.send(question)
-    expect(first.page.locator('[data-testid="page"]')).to_contain_text(SO_FAR)  # the run waits at the gate
+    threads = {api: f"live-{uuid.uuid4()}" for api in APIS}
+    question = {api: f"what is the forecast? ({api})" for api in APIS}
+    for api, thread in threads.items():
+        with on(api):
+            first = pages(runtime.base, api, "gated", thread)
+            first.send(question[api])
+            expect(first.page.locator('[data-testid="page"]')).to_contain_text(SO_FAR)  # the run waits at the gate
+            first.page.close()  # the reload begins: the page is gone...
 
-    first.page.close()  # the reload begins: the page is gone...
     runtime.stop()  # ...and so is the runtime that ran it; the server's run goes on (resumable)
     restarted = runtime.start()
-    again = pages(restarted, api, "gated", thread).page
-    shown = again.locator('[data-testid="page"]')
-    expect(shown).to_contain_text(question)  # the conversation so far: the user's message...
-    expect(shown).to_contain_text(SO_FAR)  # ...and what the run streamed before the reload
-    expect(shown).not_to_contain_text(FINAL)
+    shown = {}
+    for api, thread in threads.items():
+        with on(api):
+            again = pages(restarted, api, "gated", thread).page
+            shown[api] = again
+            expect(again.locator('[data-testid="page"]')).to_contain_text(question[api])  # the conversation so far:
+            expect(again.locator('[data-testid="page"]')).to_contain_text(SO_FAR)  # ...and what the run streamed
+            expect(again.locator('[data-testid="page"]')).not_to_contain_text(FINAL)
 
     served.open()
-    expect(shown).to_contain_text(FINAL)  # the rest of the run, streamed into the reloaded page
-    ended(served, thread)
-    # CopilotKit connects up to three times as a page mounts (v1), each connect replaying the run from its
-    # start: the page settles on each message once
-    settles(again, {FINAL: 1, SO_FAR: 1, question: 1})
+    for api, thread in threads.items():
+        with on(api):
+            # the rest of the run, streamed into the reloaded page
+            expect(shown[api].locator('[data-testid="page"]')).to_contain_text(FINAL)
+            ended(served, thread)
+    # CopilotKit connects up to three times as a page mounts (v1), each connect replaying the run from its start:
+    # the page settles on each message once
+    settles({api: (shown[api], {FINAL: 1, SO_FAR: 1, question[api]: 1}) for api in APIS})
 
 
-@pytest.mark.parametrize("api", APIS)
 def test_a_thread_with_an_earlier_run_shows_it_before_the_live_one(
-        pages: Any, runtime: RestartableRuntime, served: Served,
-                                                                    api: str) -> None:
-    """The thread keeps an earlier answer; the reloaded page shows it, then the live run's question and text."""
+        pages: Any, runtime: RestartableRuntime, served: Served) -> None:
+    """The thread keeps an earlier answer; the reloaded page shows it, then the live run's question and text. Both
+    pages (v2, v1), each on its own thread, their second runs held at the gate across one runtime restart."""
     served.shut()
-    thread = f"live-{uuid.uuid4()}"
-    first = pages(runtime.base, api, "gated", thread)
-    first.send("first question")
-    expect(first.page.locator('[data-testid="page"]')).to_contain_text(SO_FAR)
+    threads = {api: f"live-{uuid.uuid4()}" for api in APIS}
+    first = {}
+    for api, thread in threads.items():
+        with on(api):
+            first[api] = pages(runtime.base, api, "gated", thread)
+            first[api].send("first question")
+            expect(first[api].page.locator('[data-testid="page"]')).to_contain_text(SO_FAR)
     served.open()
-    expect(first.page.locator('[data-testid="page"]')).to_contain_text(FINAL)
+    for api in APIS:
+        with on(api):
+            expect(first[api].page.locator('[data-testid="page"]')).to_contain_text(FINAL)
     served.shut()
-    first.send("second question")  # once the chat takes it: the first run ended
-    shows_times(first.page, SO_FAR, 2)  # the second run waits at the gate
+    for api in APIS:
+        with on(api):
+            first[api].send("second question")  # once the chat takes it: the first run ended
+            shows_times(first[api].page, SO_FAR, 2)  # the second run waits at the gate
+            first[api].page.close()
 
-    first.page.close()
     runtime.stop()
     restarted = runtime.start()
-    again = pages(restarted, api, "gated", thread).page
-    shown = again.locator('[data-testid="page"]')
-    expect(shown).to_contain_text("second question")
-    expect(shown).to_contain_text(FINAL)  # the earlier run's answer, from the thread
-    whole = text_of(again)
-    assert whole.index("first question") < whole.index(FINAL) < whole.index("second question"), whole
+    shown = {}
+    for api, thread in threads.items():
+        with on(api):
+            again = pages(restarted, api, "gated", thread).page
+            shown[api] = again
+            expect(again.locator('[data-testid="page"]')).to_contain_text("second question")
+            expect(again.locator('[data-testid="page"]')).to_contain_text(FINAL)  # the earlier run's answer
+            whole = text_of(again)
+            assert whole.index("first question") < whole.index(FINAL) < whole.index("second question"), whole
     served.open()
-    ended(served, thread)
-    settles(again, {FINAL: 2, "second question": 1, "first question": 1})
+    for api, thread in threads.items():
+        with on(api):
+            ended(served, thread)
+    settles({api: (shown[api], {FINAL: 2, "second question": 1, "first question": 1}) for api in APIS})
