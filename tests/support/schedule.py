@@ -4,26 +4,26 @@ pytest-xdist's ``--dist loadfile`` gives each worker a whole file at a time, fro
 sorts that queue by the number of tests in a file, so the few-test files that take longest (a browser, a restarted
 runtime, a frozen store's timeouts) came last and one worker was still in them after the others had run out of
 work. ``make test`` passes ``--no-loadscope-reorder`` and ``tests/conftest.py`` sorts the collection by ``LONGEST``
-(longest processing time first): every file that takes over ~8 s, with the seconds it took in one
-``make test`` (3 workers on this 2-core machine, 2026-11-28; only the order matters); every other file follows, the
-ones with more tests first, as xdist would have them. A file not named here is only scheduled later: rename or add
-one over ~10 s, and put it here (``tests/e2e/test_layers.py`` checks that every path here is a test file)."""
+(longest processing time first): every file that takes over ~8 s, with the seconds it took in one ``make test``
+(3 workers on this 2-core machine, 2026-11-28; three scaled by what they saved since; only the order matters);
+every other file follows, the ones with more tests first, as xdist would have them. A file not named here is
+scheduled late: put a new one of over ~10 s here (``tests/e2e/test_schedule.py`` checks each path here is a file)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 LONGEST: dict[str, float] = {
-    "tests/console/test_gallery_layout.py": 110,
     "tests/frontends/test_copilotkit.py": 88,
     "tests/server/test_adversarial_threads.py": 88,
-    "tests/frontends/test_restore.py": 78,
+    "tests/console/test_gallery_layout.py": 82,  # 110 before its midpoints were timed ahead
     "tests/server/test_resumable_redis.py": 71,
     "tests/server/test_adversarial_stores.py": 65,
-    "tests/frontends/test_restore_live.py": 59,
+    "tests/frontends/test_restore.py": 62,  # 78 with a restart per client generation
     "tests/frontends/test_dojo_pages.py": 58,
     "tests/console/test_design.py": 57,
     "tests/e2e/test_cli.py": 51,
+    "tests/frontends/test_restore_live.py": 45,  # 59 with a restart per client generation
     "tests/console/test_demo.py": 40,
     "tests/dojo/test_dojo.py": 39,
     "tests/frontends/test_interventions_copilotkit.py": 38,
