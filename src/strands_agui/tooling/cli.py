@@ -145,10 +145,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import os
     import shutil
 
-    import uvicorn
-
     from ..runtime.sessions import DEFAULT_DIRECTORY
     from ..server.app import without_api_docs
+    from .serving import run_uvicorn
 
     made = serve_environment(args)
     try:
@@ -167,7 +166,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         reloading = f", reloading when a .py file under {os.getcwd()} changes" if args.reload else ""
         print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s)"
               f"{reloading}); paused runs are kept in {sessions}", file=sys.stderr)
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers,
+        run_uvicorn(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers,
                     factory=factory, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS, reload=args.reload)
     finally:
         if made is not None:
