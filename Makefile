@@ -162,7 +162,7 @@ OPEN_ARGS ?=
 SERVER_ARGS ?=
 THREADS_ARGS ?=
 # WORKERS_ARGS: the workers part (`serve --workers 1` and `2`, threads in files, resumable runs in Redis)
-WORKERS_ARGS ?= --rates 50,100,150,200,250 --seconds 10
+WORKERS_ARGS ?= --rates 50,75,100,125,150,200 --seconds 10
 bench: deps bench-deps
 	$(PYTHON) -m bench.http $(SERVER_ARGS) $(ARGS)
 	$(PYTHON) -m bench.openloop $(SERVER_ARGS) $(OPEN_ARGS)
