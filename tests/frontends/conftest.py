@@ -160,6 +160,15 @@ def connected(api: str) -> Any:
     return done
 
 
+@contextlib.contextmanager
+def on(api: str) -> Iterator[None]:
+    """What fails names the client generation it failed on (a test checks v2 and v1 around one runtime restart)."""
+    try:
+        yield
+    except AssertionError as failed:
+        raise AssertionError(f"{api}: {failed}") from failed
+
+
 class Page:
     """One CopilotKit page load, with what it did on the network and in its console."""
 

@@ -9,7 +9,6 @@ page asks for when it mounts on a thread: v2 ``<CopilotChat threadId>``, v1 ``<C
 
 from __future__ import annotations
 
-import contextlib
 import json
 import uuid
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from tests.frontends.conftest import (
     LOAD_TIMEOUT_MS,
     RestartableRuntime,
     connected,
+    on,
     serve_cli,
 )
 
@@ -59,15 +59,6 @@ def shows_pancakes(page: Any) -> None:
     expect(page.locator('[data-testid="page"]')).to_contain_text("make it a vegan recipe for pancakes")
     expect(page.locator('[data-testid="state"]')).to_contain_text('"title":"Pancakes"')
     assert state_of(page)["recipe"]["special_preferences"] == ["Vegan"]
-
-
-@contextlib.contextmanager
-def on(api: str) -> Iterator[None]:
-    """What fails names the client generation it failed on (a test here checks both around one restart)."""
-    try:
-        yield
-    except AssertionError as failed:
-        raise AssertionError(f"{api}: {failed}") from failed
 
 
 def test_thread_comes_back_after_reload_in_a_second_browser_and_after_a_runtime_restart(pages: Any,

@@ -11,7 +11,6 @@ the thread (its first run had kept nothing yet) and never the answer.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from tests.frontends.conftest import (
     HERE,
     RestartableRuntime,
     free_port,
+    on,
     stop,
     wait_ping,
 )
@@ -89,15 +89,6 @@ def shows_times(page: Any, text: str, times: int) -> None:
     """Wait until the page's chat shows ``text`` exactly ``times`` times."""
     page.wait_for_function("([text, times]) => document.querySelector('[data-testid=page]').innerText"
                            ".split(text).length === times + 1", arg=[text, times])
-
-
-@contextlib.contextmanager
-def on(api: str) -> Iterator[None]:
-    """What fails names the client generation it failed on (each test checks both around one restart)."""
-    try:
-        yield
-    except AssertionError as failed:
-        raise AssertionError(f"{api}: {failed}") from failed
 
 
 def settles(pages: dict[str, tuple[Any, dict[str, int]]]) -> None:
