@@ -41,7 +41,7 @@ async def test_a_new_run_on_a_busy_loop_is_busy_from_its_first_slice() -> None:
     (before, a new run's first slice was quiet: it held the loop through RUN_STARTED and the agent's build)."""
     loop = asyncio.get_running_loop()
     await _hold_then_turn(Pacer(busy_seconds=0.002), 0.005)
-    assert BUSY[loop] is True
+    assert BUSY[loop].busy is True
     new = Pacer(busy_seconds=0.002)
     assert new() is None  # after RUN_STARTED: its slice begins
     turn = new()  # after the next event, before the agent is built
@@ -52,7 +52,7 @@ async def test_a_new_run_on_a_busy_loop_is_busy_from_its_first_slice() -> None:
 async def test_a_new_run_on_a_quiet_loop_holds_its_first_slice() -> None:
     loop = asyncio.get_running_loop()
     await _hold_then_turn(Pacer(busy_seconds=0.002), 0)
-    assert BUSY[loop] is False
+    assert BUSY[loop].busy is False
     new = Pacer(busy_seconds=0.002)
     assert new() is None
     assert new() is None  # a quiet loop: the slice goes on

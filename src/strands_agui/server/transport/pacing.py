@@ -18,15 +18,28 @@ SLICE_SECONDS = 0.002  # the longest a run holds a quiet event loop before it gi
 BUSY_SECONDS = 0.002  # a loop that takes this long to come back to a run is busy: its runs yield every other event
 
 
-BUSY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, bool] = weakref.WeakKeyDictionary()
-"""Event loop -> whether the latest measurement of any run's pacer on it found it busy."""
+class LoopState:
+    """What the pacers of one event loop share: whether the latest measurement of any of them found it busy."""
+
+    __slots__ = ("busy",)
+
+    def __init__(self) -> None:
+        self.busy = False
 
 
-def _busy_now() -> bool:
+BUSY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LoopState] = weakref.WeakKeyDictionary()
+"""Event loop -> its pacers' shared state (looked up once per request, not per slice)."""
+
+
+def _loop_state() -> LoopState:
     try:
-        return BUSY.get(asyncio.get_running_loop(), False)
-    except RuntimeError:  # made outside a running loop (a driver built ahead): nothing measured yet
-        return False
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # made outside a running loop (a driver built ahead): a state of its own
+        return LoopState()
+    state = BUSY.get(loop)
+    if state is None:
+        state = BUSY[loop] = LoopState()
+    return state
 
 
 def yield_to_loop() -> Awaitable[None]:
@@ -51,17 +64,18 @@ class Pacer:
     loop's latest measurement (:data:`BUSY`): on a busy loop its first slice is busy too, so the step that writes
     RUN_STARTED gives the loop a turn before the run's agent is built, instead of holding it for both."""
 
-    __slots__ = ("slice", "busy_seconds", "_start", "_waited", "_busy")
+    __slots__ = ("slice", "busy_seconds", "_start", "_waited", "_busy", "_loop")
 
     def __init__(self, slice_seconds: float = SLICE_SECONDS, busy_seconds: float = BUSY_SECONDS) -> None:
         self.slice, self.busy_seconds = slice_seconds, busy_seconds
         self._start = 0.0
         self._waited = True
-        self._busy = _busy_now()
+        self._loop = _loop_state()
+        self._busy = self._loop.busy
 
     def _turned(self) -> None:
         self._waited = True
-        self._busy = BUSY[asyncio.get_running_loop()] = time.monotonic() - self._start >= self.busy_seconds
+        self._busy = self._loop.busy = time.monotonic() - self._start >= self.busy_seconds
 
     def __call__(self) -> Awaitable[None] | None:
         now = time.monotonic()
