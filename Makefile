@@ -42,7 +42,7 @@ DOJO_SDIST_SHA256 := 61e8183a275e47ce49c5f217f91c460dde5659f3dc58d3cf5651260da96
 NODE_STAMPS := $(addsuffix /node_modules/.package-lock.json,$(NODE_DIRS))
 PYTEST_ARGS ?=
 # the tests wait on subprocesses, browsers and sockets more than on the CPU: three workers on two cores
-# (the whole suite in 11 min 14 s on this 2-core machine, 12 min 54 s with two); the files are handed out longest
+# (the whole suite in 5 min 44 s on this 2-core machine, 2026-11-28: docs/reliability.md); the files are handed out longest
 # first (tests/support/schedule.py), not by their number of tests (xdist's default, --loadscope-reorder)
 PYTEST_WORKERS ?= 3
 PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
