@@ -12,7 +12,7 @@ import time
 import weakref
 from collections.abc import Awaitable
 
-__all__ = ["BUSY_SECONDS", "SLICE_SECONDS", "Pacer", "yield_to_loop"]
+__all__ = ["BUSY", "BUSY_SECONDS", "SLICE_SECONDS", "LoopState", "Pacer", "yield_to_loop"]
 
 SLICE_SECONDS = 0.002  # the longest a run holds a quiet event loop before it gives other requests a turn
 BUSY_SECONDS = 0.002  # a loop that takes this long to come back to a run is busy: its runs yield every other event
