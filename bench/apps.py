@@ -41,7 +41,14 @@ from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 
 CHAT_DELTAS = 40
-ANSWER = " ".join(f"word{i}" for i in range(CHAT_DELTAS))
+
+
+def answer(deltas: int = CHAT_DELTAS) -> str:
+    """The chat workload's answer: ``deltas`` words, one text delta each."""
+    return " ".join(f"word{i}" for i in range(deltas))
+
+
+ANSWER = answer()
 FIRST_CHUNK_SECONDS = 0.2  # the paced model: a provider's time to the first chunk ...
 CHUNK_SECONDS = 0.01  # ... then one chunk every 10 ms (100 chunks/s)
 SERVED = (*ADAPTERS, "floor")
@@ -89,11 +96,12 @@ def _tool_turn(messages: list[dict[str, Any]]) -> list[Any]:
 Parts = tuple[ScriptedModel, list[Any]]  # a workload's model and tools
 
 
-def workloads(model: str = "yielding") -> dict[str, Parts]:
-    """The agent parts of each workload (``model``: one of ``MODELS``)."""
+def workloads(model: str = "yielding", deltas: int = CHAT_DELTAS) -> dict[str, Parts]:
+    """The agent parts of each workload (``model``: one of ``MODELS``; ``deltas``: the chat answer's text deltas)."""
     kind = PacedModel if model == "paced" else YieldingModel
+    text = ANSWER if deltas == CHAT_DELTAS else answer(deltas)
     return {
-        "chat": (kind(lambda _messages: [Text(ANSWER)]), []),
+        "chat": (kind(lambda _messages: [Text(text)]), []),
         "tool": (kind(_tool_turn), [weather]),
     }
 
@@ -126,11 +134,11 @@ def add_floor(app: FastAPI, path: str, parts: Parts) -> None:
 
 
 def create_app(adapters: tuple[str, ...] = ADAPTERS, model: str = "yielding", endpoint: dict[str, Any] | None = None,
-               agent: dict[str, Any] | None = None) -> FastAPI:
+               agent: dict[str, Any] | None = None, deltas: int = CHAT_DELTAS) -> FastAPI:
     """Every workload served by ``adapters`` (ours and upstream by default); ``endpoint`` and ``agent``: keywords
-    of our ``add_strands_fastapi_endpoint`` and ``StrandsAgent``."""
+    of our ``add_strands_fastapi_endpoint`` and ``StrandsAgent``; ``deltas``: the chat answer's text deltas."""
     app = FastAPI()
-    for name, parts in workloads(model).items():
+    for name, parts in workloads(model, deltas).items():
         template = Agent(model=parts[0], tools=parts[1], callback_handler=None)
         if "ours" in adapters:
             ours = StrandsAgent(template, name=f"ours_{name}", **(agent or {}))

@@ -6,8 +6,10 @@ number of instructions a run executes does not. Each server of ``bench/apps.py``
 driven here in process, without sockets: ``--runs`` runs one after another through its ASGI app on the yielding
 model, after ``WARM_UP`` runs, under valgrind's callgrind with instrumentation switched on only for the measured
 runs (``callgrind_control -i on``), so imports, start-up and warm-up are not counted. Printed: millions of
-instructions per run for each server and workload, and ours against the floor and upstream. Repeated runs agree
-within about 0.2%, whatever else the machine is doing.
+instructions per run for each server and workload, and ours against the floor and upstream; with two answer
+lengths (``--deltas 1,40``), a chat run as a fixed part and a part per text delta for each server, and what 1.10x
+the floor's run leaves ours for its fixed part were its deltas to cost what the floor's do (issue 31's target).
+Repeated runs agree within about 0.2%, whatever else the machine is doing.
 
 What it does not count: the socket path (uvicorn, h11, the ``send`` syscalls: ours writes fewer frames than the
 floor and upstream, which the served parts measure), waiting on the loop, and cache misses. The pacer decides
@@ -28,6 +30,7 @@ import subprocess
 import sys
 from typing import Any
 
+from bench.apps import CHAT_DELTAS
 from bench.http import ADAPTERS, WORKLOADS, body
 
 SERVERS = (*ADAPTERS, "floor")
@@ -65,11 +68,12 @@ async def run_once(app: Any, path: str, payload: bytes) -> bytes:
     return data
 
 
-async def child(server: str, workload: str, runs: int, instrument: bool) -> None:
-    """The measured process: warm up, then ``runs`` runs with callgrind's instrumentation on."""
+async def child(server: str, workload: str, runs: int, instrument: bool, deltas: int = CHAT_DELTAS) -> None:
+    """The measured process: warm up, then ``runs`` runs with callgrind's instrumentation on (``deltas``: the chat
+    answer's text deltas)."""
     from bench.apps import create_app
 
-    app = create_app((server,), "yielding")
+    app = create_app((server,), "yielding", deltas=deltas)
     path = f"/{server}/{workload}"
     async with app.router.lifespan_context(app):
         for n in range(WARM_UP):
@@ -94,10 +98,10 @@ def collected(valgrind_output: str) -> int:
     return int(found[-1])
 
 
-def measure(server: str, workload: str, runs: int) -> float:
+def measure(server: str, workload: str, runs: int, deltas: int = CHAT_DELTAS) -> float:
     """Instructions per run of ``server`` on ``workload`` (a valgrind process of its own)."""
     command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=/dev/null",
-               sys.executable, "-m", "bench.instructions", "--child", server, workload, str(runs)]
+               sys.executable, "-m", "bench.instructions", "--child", server, workload, str(runs), str(deltas)]
     done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
     if done.returncode != 0:
         raise RuntimeError(f"{server}/{workload} failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -120,22 +124,56 @@ def report(counts: dict[tuple[str, str], float]) -> str:
     return "\n".join(lines)
 
 
+def split(counts: dict[tuple[str, int], float], target: float = 1.10) -> str:
+    """A chat run's instructions as a fixed part and a part per text delta, from runs of two answer lengths
+    (``counts``: (server, deltas) -> instructions per run); then what ``target`` x the floor's run at the longer
+    length leaves ours for its fixed part, were each of its deltas to cost no more than the floor's."""
+    lengths = sorted({deltas for _, deltas in counts})
+    if len(lengths) < 2:
+        return ""
+    short, long = lengths[0], lengths[-1]
+    lines = [f"A chat run's instructions: fixed + per text delta (from {short} and {long} deltas; thousands)",
+             "| server | fixed | per delta |", "|---|---:|---:|"]
+    parts: dict[str, tuple[float, float]] = {}
+    for server in [s for s in SERVERS if (s, short) in counts and (s, long) in counts]:
+        per = (counts[server, long] - counts[server, short]) / (long - short)
+        parts[server] = (counts[server, short] - short * per, per)
+        lines.append(f"| {server} | {parts[server][0] / 1e3:,.0f} | {per / 1e3:,.1f} |")
+    if "ours" in parts and "floor" in parts:
+        (ours_fixed, ours_per), (floor_fixed, floor_per) = parts["ours"], parts["floor"]
+        budget = target * (floor_fixed + long * floor_per)
+        left = budget - long * floor_per
+        lines.append(f"{target:.2f}x the floor's {long}-delta run: {budget / 1e6:.2f} M; at the floor's cost per "
+                     f"delta it leaves ours {left / 1e6:.2f} M for its fixed part ({(left - floor_fixed) / 1e6:.2f} M "
+                     f"over the floor's); ours' is {ours_fixed / 1e6:.2f} M ({(ours_fixed - floor_fixed) / 1e6:.2f} M "
+                     f"over), and {ours_per / 1e3:.1f} k per delta against {floor_per / 1e3:.1f} k")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--servers", default=",".join(SERVERS), help=f"a subset of {','.join(SERVERS)}")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--runs", type=int, default=20, help="measured runs per server and workload")
-    parser.add_argument("--child", nargs=3, metavar=("SERVER", "WORKLOAD", "RUNS"), help=argparse.SUPPRESS)
+    parser.add_argument("--deltas", default=str(CHAT_DELTAS), metavar="N[,M]",
+                        help="the chat answer's text deltas; two lengths (e.g. 1,40) also print the chat run as a "
+                             "fixed part and a part per delta, and what 1.10x the floor leaves ours")
+    parser.add_argument("--child", nargs=4, metavar=("SERVER", "WORKLOAD", "RUNS", "DELTAS"), help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
-        server, workload, runs = opts.child
-        asyncio.run(child(server, workload, int(runs), instrument=True))
+        server, workload, runs, deltas = opts.child
+        asyncio.run(child(server, workload, int(runs), instrument=True, deltas=int(deltas)))
         return
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("bench.instructions needs valgrind (Debian: apt-get install valgrind)")
-    counts = {(s, w): measure(s, w, opts.runs) for w in opts.workloads.split(",") if w
-              for s in opts.servers.split(",") if s}
+    servers = [s for s in opts.servers.split(",") if s]
+    lengths = [int(n) for n in opts.deltas.split(",") if n]
+    counts = {(s, w): measure(s, w, opts.runs, lengths[-1]) for w in opts.workloads.split(",") if w for s in servers}
     print(report(counts))
+    if len(lengths) > 1 and "chat" in opts.workloads.split(","):
+        chat = {(s, lengths[-1]): counts[s, "chat"] for s in servers}
+        chat.update({(s, lengths[0]): measure(s, "chat", opts.runs, lengths[0]) for s in servers})
+        print(split(chat))
 
 
 if __name__ == "__main__":

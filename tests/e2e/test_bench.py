@@ -190,3 +190,26 @@ def test_the_instructions_part_reads_callgrinds_count_and_reports_ratios() -> No
     table = report({("ours", "chat"): 13e6, ("upstream", "chat"): 26e6, ("floor", "chat"): 10e6})
     assert "| chat | 13.00 | 26.00 | 10.00 | 1.30x | 0.50x |" in table
     assert "| tool |" not in table  # a workload not measured has no row
+
+
+def test_the_instructions_split_gives_a_fixed_part_a_part_per_delta_and_the_budget_they_leave() -> None:
+    from bench.instructions import split
+
+    counts = {("ours", 1): 5.7e6, ("ours", 41): 13.7e6, ("floor", 1): 3.4e6, ("floor", 41): 8.6e6}
+    table = split(counts)
+    assert "| ours | 5,500 | 200.0 |" in table and "| floor | 3,270 | 130.0 |" in table
+    # 1.10x the floor's 41-delta run (8.6 M) is 9.46 M; 41 deltas at the floor's 130 k leave 4.13 M
+    assert "9.46 M" in table and "leaves ours 4.13 M for its fixed part (0.86 M over the floor's)" in table
+    assert "ours' is 5.50 M (2.23 M over)" in table
+    assert split({("ours", 40): 1.0}) == ""  # one length: nothing to split
+
+
+async def test_the_chat_workload_streams_as_many_deltas_as_asked() -> None:
+    from bench.instructions import run_once
+
+    for deltas in (1, 3):
+        app = create_app(("ours",), model="yielding", deltas=deltas)
+        async with app.router.lifespan_context(app):
+            data = await run_once(app, "/ours/chat", bench_body("chat", deltas))
+        contents = [f for f in _frames(data.decode()) if f["type"] == "TEXT_MESSAGE_CONTENT"]
+        assert len(contents) == deltas
