@@ -28,6 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from bench.apps import CHAT_DELTAS
@@ -38,8 +39,9 @@ WARM_UP = 20
 COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
 
 
-async def run_once(app: Any, path: str, payload: bytes) -> bytes:
-    """One run through ``app`` as uvicorn would call it; the response body, checked to end with RUN_FINISHED."""
+async def run_once(app: Any, path: str, payload: bytes, watch: Callable[[dict[str, Any]], None] | None = None) -> bytes:
+    """One run through ``app`` as uvicorn would call it; the response body, checked to end with RUN_FINISHED.
+    ``watch`` sees each message the app sends, before it is kept."""
     received = False
 
     async def receive() -> dict[str, Any]:
@@ -53,6 +55,8 @@ async def run_once(app: Any, path: str, payload: bytes) -> bytes:
     chunks: list[bytes] = []
 
     async def send(message: dict[str, Any]) -> None:
+        if watch is not None:
+            watch(message)
         if message["type"] == "http.response.body":
             chunks.append(message.get("body", b""))
 
@@ -68,26 +72,55 @@ async def run_once(app: Any, path: str, payload: bytes) -> bytes:
     return data
 
 
-async def child(server: str, workload: str, runs: int, instrument: bool, deltas: int = CHAT_DELTAS) -> None:
+def _instrument(on: bool) -> None:
+    subprocess.run(["callgrind_control", f"--instr={'on' if on else 'off'}", str(os.getpid())], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+UNTIL = {"start": "http.response.start", "first": "http.response.body"}
+"""``--until``: what ends the counted span of each run: the response's start, or its first body (our RUN_STARTED;
+the floor's first delta)."""
+
+
+async def child(server: str, workload: str, runs: int, instrument: bool, deltas: int = CHAT_DELTAS,
+                until: str = "") -> None:
     """The measured process: warm up, then ``runs`` runs with callgrind's instrumentation on (``deltas``: the chat
-    answer's text deltas)."""
+    answer's text deltas). With ``until`` (:data:`UNTIL`), only each run's span from its request to that message
+    is counted (instrumentation switched on and off around it, run by run); ``until="toggles"`` counts the
+    switching alone, which :func:`measure` subtracts."""
     from bench.apps import create_app
 
     app = create_app((server,), "yielding", deltas=deltas)
     path = f"/{server}/{workload}"
+    ends = UNTIL.get(until)
+    counting = False  # a run's span is being counted
+
+    def watch(message: dict[str, Any]) -> None:
+        nonlocal counting
+        if counting and message["type"] == ends:
+            counting = False
+            _instrument(False)
+
     async with app.router.lifespan_context(app):
         for n in range(WARM_UP):
             await run_once(app, path, body(workload, n))
         gc.collect()
         gc.freeze()  # as our endpoint does after startup; the same for every server here
-        if instrument:
-            subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True,
-                           stdout=subprocess.DEVNULL)
+        if not until:
+            if instrument:
+                _instrument(True)
+            for n in range(runs):
+                await run_once(app, path, body(workload, WARM_UP + n))
+            if instrument:
+                _instrument(False)
+            return
         for n in range(runs):
-            await run_once(app, path, body(workload, WARM_UP + n))
-        if instrument:
-            subprocess.run(["callgrind_control", "--instr=off", str(os.getpid())], check=True,
-                           stdout=subprocess.DEVNULL)
+            counting = instrument and ends is not None
+            if instrument:
+                _instrument(True)
+                if ends is None:  # the switching alone
+                    _instrument(False)
+            await run_once(app, path, body(workload, WARM_UP + n), watch)
 
 
 def collected(valgrind_output: str) -> int:
@@ -98,14 +131,20 @@ def collected(valgrind_output: str) -> int:
     return int(found[-1])
 
 
-def measure(server: str, workload: str, runs: int, deltas: int = CHAT_DELTAS) -> float:
-    """Instructions per run of ``server`` on ``workload`` (a valgrind process of its own)."""
-    command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=/dev/null",
-               sys.executable, "-m", "bench.instructions", "--child", server, workload, str(runs), str(deltas)]
-    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
-    if done.returncode != 0:
-        raise RuntimeError(f"{server}/{workload} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return collected(done.stderr) / runs
+def measure(server: str, workload: str, runs: int, deltas: int = CHAT_DELTAS, until: str = "") -> float:
+    """Instructions per run of ``server`` on ``workload`` (a valgrind process of its own); with ``until``, per
+    run's span up to that message (:data:`UNTIL`), the switching of the instrumentation subtracted."""
+    def count(span: str) -> int:
+        command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=/dev/null",
+                   sys.executable, "-m", "bench.instructions", "--child", server, workload, str(runs), str(deltas),
+                   span or "-"]
+        done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+        if done.returncode != 0:
+            raise RuntimeError(f"{server}/{workload} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+        return collected(done.stderr)
+
+    total = count(until)
+    return (total - count("toggles") if until else total) / runs
 
 
 def report(counts: dict[tuple[str, str], float]) -> str:
@@ -158,19 +197,26 @@ def main() -> None:
     parser.add_argument("--deltas", default=str(CHAT_DELTAS), metavar="N[,M]",
                         help="the chat answer's text deltas; two lengths (e.g. 1,40) also print the chat run as a "
                              "fixed part and a part per delta, and what 1.10x the floor leaves ours")
-    parser.add_argument("--child", nargs=4, metavar=("SERVER", "WORKLOAD", "RUNS", "DELTAS"), help=argparse.SUPPRESS)
+    parser.add_argument("--until", choices=sorted(UNTIL), default="",
+                        help="count each run only from its request to its response's start, or to its first body")
+    parser.add_argument("--child", nargs=5, metavar=("SERVER", "WORKLOAD", "RUNS", "DELTAS", "UNTIL"),
+                        help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
-        server, workload, runs, deltas = opts.child
-        asyncio.run(child(server, workload, int(runs), instrument=True, deltas=int(deltas)))
+        server, workload, runs, deltas, until = opts.child
+        asyncio.run(child(server, workload, int(runs), instrument=True, deltas=int(deltas),
+                          until="" if until == "-" else until))
         return
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("bench.instructions needs valgrind (Debian: apt-get install valgrind)")
     servers = [s for s in opts.servers.split(",") if s]
     lengths = [int(n) for n in opts.deltas.split(",") if n]
-    counts = {(s, w): measure(s, w, opts.runs, lengths[-1]) for w in opts.workloads.split(",") if w for s in servers}
-    print(report(counts))
-    if len(lengths) > 1 and "chat" in opts.workloads.split(","):
+    counts = {(s, w): measure(s, w, opts.runs, lengths[-1], opts.until) for w in opts.workloads.split(",") if w
+              for s in servers}
+    print(report(counts) if not opts.until else
+          report(counts).replace("Instructions per run", "Instructions from a request to "
+                                 + {"start": "its response's start", "first": "its first body"}[opts.until], 1))
+    if len(lengths) > 1 and "chat" in opts.workloads.split(",") and not opts.until:
         chat = {(s, lengths[-1]): counts[s, "chat"] for s in servers}
         chat.update({(s, lengths[0]): measure(s, "chat", opts.runs, lengths[0]) for s in servers})
         print(split(chat))

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from typing import Any
 
 import httpx
 import pytest
@@ -202,6 +203,31 @@ def test_the_instructions_split_gives_a_fixed_part_a_part_per_delta_and_the_budg
     assert "9.46 M" in table and "leaves ours 4.13 M for its fixed part (0.86 M over the floor's)" in table
     assert "ours' is 5.50 M (2.23 M over)" in table
     assert split({("ours", 40): 1.0}) == ""  # one length: nothing to split
+
+
+async def test_the_instructions_span_until_a_message_is_switched_on_at_each_request_and_off_at_that_message(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import bench.instructions as instructions
+
+    switched: list[bool] = []
+    monkeypatch.setattr(instructions, "_instrument", switched.append)
+    sent: list[str] = []
+    real_run_once = instructions.run_once
+
+    async def run_once(app: Any, path: str, payload: bytes, watch: Any = None) -> bytes:
+        def seen(message: dict[str, Any]) -> None:
+            sent.append(f"{message['type']}{'+' if switched[-1] else '-'}")  # before ``watch``: was it counted?
+            watch(message)
+        return await real_run_once(app, path, payload, seen if watch else None)
+
+    monkeypatch.setattr(instructions, "run_once", run_once)
+    await instructions.child("ours", "chat", 2, instrument=True, deltas=1, until="first")
+    assert switched == [True, False, True, False]  # on at each request, off at its first body
+    first = sent.index("http.response.body+")
+    assert sent[:first] == ["http.response.start+"] and sent[first + 1] == "http.response.body-"
+    switched.clear()
+    await instructions.child("ours", "chat", 2, instrument=True, deltas=1, until="toggles")
+    assert switched == [True, False, True, False]  # the switching alone, subtracted by ``measure``
 
 
 async def test_the_chat_workload_streams_as_many_deltas_as_asked() -> None:
