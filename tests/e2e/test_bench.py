@@ -132,7 +132,7 @@ def test_the_server_cpu_is_its_process_trees() -> None:
         deadline = time.monotonic() + 20
         while server_cpu(child.pid) < 0.3 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert server_cpu(os.getpid()) - before >= 0.3
+        assert round(server_cpu(os.getpid()) - before, 2) >= 0.3  # whole ticks: 2.36 - 2.06 is 0.2999...
     finally:
         child.kill()
         child.wait(10)
