@@ -22,6 +22,14 @@ files, ``--threads --sessions TMP``, and resumable runs in a redis-server the be
 CPU is not counted). After the table, the rate each server **holds** (every run done, run p50 at most
 ``HELD`` x its p50 at the lowest rate) and each worker count's against one worker's (issue 31: 2 workers >= 1.8x).
 
+**Refined** (``--refine K``): a grid of rates says only which of its rates a server held, so a ratio of two held
+rates is one of a few quotients of the grid's. After the grid, each server that held some rate and failed a higher
+one gets ``K`` more probes, each measured exactly like a grid rate (``offer``, ``--seconds`` of arrivals): the
+midpoint, to a whole run/s, of the highest rate it held and the lowest above it it did not (``bracket``,
+``probe_rate``), the bracket narrowing to the probe's half (bisection; the servers alternate, one probe each per
+round). The held rate is then read from every rate measured, and each is printed with the lowest rate above it
+that failed, so N workers' ratio is given with its bounds. ``--refine 0``: the grid alone.
+
 Runs reuse idle kept-alive connections (a new one when none is idle or the idle one has waited longer than
 ``IDLE_SECONDS``, which uvicorn may be closing); every thread id is new. A run
 that fails (not 200, no RUN_FINISHED, over ``--timeout``) is counted, never timed. The ratios to the
@@ -43,6 +51,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,17 +156,23 @@ async def offer(target: Target, workload: str, rate: float, seconds: float, numb
 
 
 async def measure(targets: dict[str, Target], workload: str, rates: list[float], seconds: float,
-                  timeout: float) -> dict[tuple[float, str], Load]:
-    """Every server at every rate, after a short warm-up of each; the order alternates between rates."""
+                  timeout: float, refine: int = 0) -> dict[tuple[float, str], Load]:
+    """Every server at every rate, after a short warm-up of each; the order alternates between rates. Then
+    ``refine`` rounds of bisection probes (:func:`bisect`), each one ``offer`` like a grid rate."""
     numbers = itertools.count()
     for target in targets.values():
         await offer(target, workload, 10, 1, numbers, timeout)
-    loads = {}
+    loads: dict[tuple[float, str], Load] = {}
+
+    async def one(rate: float, name: str) -> Load:
+        load = await offer(targets[name], workload, rate, seconds, numbers, timeout)
+        print(f"  {rate:g}/s {name}: {load.done}/{load.offered} runs {dict(load.errors) or ''}", file=sys.stderr)
+        return load
+
     for r, rate in enumerate(rates):
         for name in list(targets) if r % 2 == 0 else list(targets)[::-1]:
-            loads[rate, name] = await offer(targets[name], workload, rate, seconds, numbers, timeout)
-            load = loads[rate, name]
-            print(f"  {rate:g}/s {name}: {load.done}/{load.offered} runs {dict(load.errors) or ''}", file=sys.stderr)
+            loads[rate, name] = await one(rate, name)
+    await bisect(loads, list(targets), refine, one)
     return loads
 
 
@@ -174,11 +189,12 @@ def _row(rate: float, name: str, load: Load, floor: Load | None) -> str:
 
 
 def report(loads: dict[tuple[float, str], Load], workload: str) -> str:
+    """The table, by rate (a refinement's probes among the grid's), each rate's servers in the order measured."""
     lines = [f"Open loop, paced model, workload {workload}: latency from each run's scheduled start",
              "| runs/s | server | CPU/run | x floor | TTFE p50 | TTFE p99 | first words p50 | p99 | run p50 | run p99 "
              "| run p99 x floor | done | writes/run | client lag p99 | client CPU/run |",
              "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for (rate, name), load in loads.items():
+    for (rate, name), load in sorted(loads.items(), key=lambda item: item[0][0]):
         lines.append(_row(rate, name, load, loads.get((rate, "floor"))))
     return "\n".join(lines)
 
@@ -221,15 +237,55 @@ def held(loads: dict[tuple[float, str], Load]) -> dict[str, float]:
     return out
 
 
+def failed_above(loads: dict[tuple[float, str], Load]) -> dict[str, float | None]:
+    """For each server, the lowest rate above the one it held that it did not hold (None: it held every higher
+    rate measured, or none was measured)."""
+    holds = held(loads)
+    return {name: min((rate for rate, each in loads if each == name and rate > holds[name]), default=None)
+            for name in holds}
+
+
+def bracket(loads: dict[tuple[float, str], Load], name: str) -> tuple[float, float] | None:
+    """``name``'s saturation rate lies between these two: the highest rate it held and the lowest above it that
+    it did not hold; None when there is nothing to bisect (it held none, or no higher rate failed)."""
+    low, high = held(loads).get(name, 0.0), failed_above(loads).get(name)
+    return (low, high) if low and high is not None else None
+
+
+def probe_rate(low: float, high: float) -> float | None:
+    """The next rate to measure between a held ``low`` and a failed ``high``: their midpoint to a whole run/s,
+    None when no whole rate lies strictly between them."""
+    mid = float(round((low + high) / 2))
+    return mid if low < mid < high else None
+
+
+async def bisect(loads: dict[tuple[float, str], Load], names: list[str], rounds: int,
+                 one: Callable[[float, str], Awaitable[Load]]) -> None:
+    """``rounds`` rounds of one probe per server that has a bracket (:func:`bracket`), the order alternating
+    between rounds; each probe ``one(rate, name)`` is added to ``loads``, which narrows the bracket."""
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            limits = bracket(loads, name)
+            rate = probe_rate(*limits) if limits else None
+            if rate is not None:
+                loads[rate, name] = await one(rate, name)
+
+
 def scaling(loads: dict[tuple[float, str], Load]) -> list[str]:
-    """One line per server: the rate it held; a ``serve xN`` server's against ``serve x1``'s."""
-    rates = held(loads)
-    one = rates.get("serve x1")
+    """One line per server: the rate it held (and the lowest higher one it failed); a ``serve xN`` server's
+    against ``serve x1``'s, with its bounds when both were bracketed."""
+    rates, fails = held(loads), failed_above(loads)
+    one, one_fail = rates.get("serve x1"), fails.get("serve x1")
     lines = []
     for name, rate in rates.items():
         line = f"holds: {name} {rate:g} runs/s"
+        if (fail := fails[name]) is not None:
+            line += f" (not {fail:g})"
         if name.startswith("serve x") and name != "serve x1" and one:
-            line += f" = {rate / one:.2f}x one worker's (issue 31: >= 1.8x with 2 workers)"
+            line += f" = {rate / one:.2f}x one worker's"
+            if one_fail is not None and fail is not None:
+                line += f" (between {rate / one_fail:.2f}x and {fail / one:.2f}x)"
+            line += " (issue 31: >= 1.8x with 2 workers)"
         lines.append(line)
     return lines
 
@@ -263,6 +319,9 @@ def main() -> None:
     parser.add_argument("--serve-args", default="", help="serve's own flags for those, e.g. '--threads'")
     parser.add_argument("--stateful", action="store_true",
                         help="those with threads in files and resumable runs in a redis-server started here")
+    parser.add_argument("--refine", type=int, default=0, metavar="K",
+                        help="after the rates, K bisection probes per server between the highest rate it held and "
+                             "the lowest it did not (0: the rates alone)")
     server_args = server_options(parser)
     opts = parser.parse_args()
     started: list[subprocess.Popen[bytes]] = []
@@ -279,7 +338,7 @@ def main() -> None:
             _start(opts, server_args(opts), extra, started, targets)
             load = os.getloadavg()
             rates = [float(rate) for rate in opts.rates.split(",")]
-            loads = asyncio.run(measure(targets, opts.workload, rates, opts.seconds, opts.timeout))
+            loads = asyncio.run(measure(targets, opts.workload, rates, opts.seconds, opts.timeout, opts.refine))
         finally:
             for server in started:
                 server.terminate()
@@ -311,7 +370,8 @@ def _print(opts: argparse.Namespace, loads: dict[tuple[float, str], Load], load:
     machine = {"cpus": os.cpu_count(), "load_start": load, "load_end": end}
     if opts.json:
         opts.json.write_text(json.dumps({"machine": machine, "workload": opts.workload, "results": summary(loads),
-                                         "holds": held(loads)}, indent=1))
+                                         "holds": held(loads), "fails_above": failed_above(loads),
+                                         "scaling": scaling(loads) if opts.serve_workers else []}, indent=1))
 
 
 if __name__ == "__main__":

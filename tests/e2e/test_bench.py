@@ -18,7 +18,20 @@ import pytest
 from bench.apps import ANSWER, FIRST_CHUNK_SECONDS, create_app
 from bench.http import body as bench_body
 from bench.http import free_port, keywords, server_cpu, start_server
-from bench.openloop import Load, Target, held, offer, pct, scaling, serve_command, verdicts
+from bench.openloop import (
+    Load,
+    Target,
+    bisect,
+    bracket,
+    failed_above,
+    held,
+    offer,
+    pct,
+    probe_rate,
+    scaling,
+    serve_command,
+    verdicts,
+)
 from bench.profile import WAITING, classify, tally
 from strands_agui.server.transport.streaming import COALESCE_SECONDS
 
@@ -119,8 +132,52 @@ def test_the_rate_a_server_holds_and_workers_against_one() -> None:
              (50.0, "serve x2"): Load(offered=4, run=paced), (100.0, "serve x2"): Load(offered=4, run=paced),
              (150.0, "serve x2"): Load(offered=4, failed=1, run=paced[:3])}
     assert held(loads) == {"serve x1": 50.0, "serve x2": 100.0}
-    assert scaling(loads) == ["holds: serve x1 50 runs/s",
-                              "holds: serve x2 100 runs/s = 2.00x one worker's (issue 31: >= 1.8x with 2 workers)"]
+    assert failed_above(loads) == {"serve x1": 100.0, "serve x2": 150.0}
+    assert scaling(loads) == ["holds: serve x1 50 runs/s (not 100)",
+                              "holds: serve x2 100 runs/s (not 150) = 2.00x one worker's (between 1.00x and 3.00x) "
+                              "(issue 31: >= 1.8x with 2 workers)"]
+
+
+def _loads(name: str, outcomes: dict[float, bool]) -> dict[tuple[float, str], Load]:
+    """``name``'s loads: a held rate's runs all done at the model's pace, a failed one's p50 past ``HELD``."""
+    return {(rate, name): Load(offered=4, run=[0.7] * 4 if ok else [3.0] * 4) for rate, ok in outcomes.items()}
+
+
+def test_the_bracket_is_the_highest_rate_held_and_the_lowest_above_it_not_held() -> None:
+    assert bracket(_loads("s", {50: True, 75: True, 100: False, 125: False}), "s") == (75.0, 100.0)
+    # a rate held above one that failed moves the bracket up: the held rate is the highest held
+    assert bracket(_loads("s", {50: True, 75: False, 100: True, 125: False, 150: False}), "s") == (100.0, 125.0)
+    assert bracket(_loads("s", {50: True, 75: True}), "s") is None  # no rate failed: no upper bound
+    assert bracket(_loads("s", {50: False, 75: False}), "s") is None  # none held (the lowest failed)
+    assert bracket(_loads("s", {50: True}), "other") is None
+    assert probe_rate(75, 100) == 88.0 and probe_rate(75, 88) == 82.0 and probe_rate(82, 88) == 85.0
+    assert probe_rate(84, 85) is None and probe_rate(84, 86) == 85.0  # no whole rate between: nothing to probe
+
+
+async def test_bisection_probes_each_server_between_its_bracket_and_narrows_it() -> None:
+    """A server that holds up to 83 runs/s and one up to 141: three probes each, the servers alternating, leave
+    each bracket 1/8 of the grid's step wide around the true rate; a server without a bracket is not probed."""
+    capacity = {"serve x1": 83.0, "serve x2": 141.0, "floor": 1000.0}
+    grid = [50.0, 75.0, 100.0, 125.0, 150.0, 200.0]
+    loads = {key: load for name, top in capacity.items()
+             for key, load in _loads(name, {rate: rate <= top for rate in grid}).items()}
+    probed: list[tuple[float, str]] = []
+
+    async def one(rate: float, name: str) -> Load:
+        probed.append((rate, name))
+        return _loads(name, {rate: rate <= capacity[name]})[rate, name]
+
+    await bisect(loads, list(capacity), 3, one)
+    assert probed == [(88.0, "serve x1"), (138.0, "serve x2"),  # round 1 in order, round 2 reversed
+                      (144.0, "serve x2"), (82.0, "serve x1"),
+                      (85.0, "serve x1"), (141.0, "serve x2")]
+    assert bracket(loads, "serve x1") == (82.0, 85.0) and bracket(loads, "serve x2") == (141.0, 144.0)
+    assert held(loads) == {"serve x1": 82.0, "serve x2": 141.0, "floor": 200.0}
+    assert scaling(loads)[1] == ("holds: serve x2 141 runs/s (not 144) = 1.72x one worker's (between 1.66x and "
+                                 "1.76x) (issue 31: >= 1.8x with 2 workers)")
+    before = dict(loads)
+    await bisect(loads, list(capacity), 0, one)  # --refine 0: the grid alone
+    assert loads == before and len(probed) == 6
 
 
 def test_the_server_cpu_is_its_process_trees() -> None:
