@@ -432,3 +432,77 @@ async def test_a_call_waiting_past_the_timeout_for_a_connection_is_store_unavail
     await pool.release(held)
     assert 0.4 < waited < 1.5, waited
     assert await store.known("r", None) is False
+
+
+def event_pair(kind: str, text: str = "") -> tuple[str, str]:
+    return json.dumps({"type": kind, "delta": text}), kind
+
+
+@needs_redis
+async def test_a_runs_writer_leaves_its_events_to_the_transport_for_one_window_never_longer(
+        redis: RedisServer) -> None:
+    """Issue 31: while the run's transport writes (``written_every(window)``: each of its writes flushes the log
+    first), the writer task stores nothing the transport has not had ``window`` to store, so a paced run's events
+    go out in one script call per write, not two more per 20 ms batch; an event the transport has not stored by
+    then (a reader that stopped reading) the task stores itself, so a killed worker still loses at most one
+    window's events (docs/transport.md, "What can be lost"). Once the reader left (``written_every(None)``) the
+    task stores each event within ``BATCH_SECONDS`` again."""
+    store = RedisEvents(redis.url, prefix=f"window-{time.monotonic_ns()}", timeout=20.0)
+    log = await store.open("r", None, lambda: None)
+    calls: list[int] = []
+    add = log._add  # type: ignore[attr-defined]
+
+    async def counted(batch: list[tuple[int, str, str]]) -> None:
+        calls.append(len(batch))
+        await add(batch)
+
+    log._add = counted  # type: ignore[attr-defined]
+    window = 1.0
+    log.written_every(window)
+    log.append(*event_pair("RUN_STARTED"))
+    log.append(*event_pair("TEXT_MESSAGE_CONTENT", "a"))
+    await asyncio.sleep(0.3)
+    assert (await store.bounds("r")).last == 0 and calls == []  # left to the transport for its window
+    await log.flush()  # the transport's write: both in one call
+    assert (await store.bounds("r")).last == 2 and calls == [2]
+    log.append(*event_pair("TEXT_MESSAGE_CONTENT", "b"))  # no write follows (the reader stopped reading)
+    appended = time.monotonic()
+    while (await store.bounds("r")).last < 3:
+        assert time.monotonic() - appended < window + 5, "the writer never stored what the transport did not"
+        await asyncio.sleep(0.02)
+    assert time.monotonic() - appended >= window * 0.9 and calls == [2, 1]  # not before the window
+    log.written_every(None)  # the reader left: no write flushes the log now
+    log.append(*event_pair("TEXT_MESSAGE_CONTENT", "c"))
+    appended = time.monotonic()
+    while (await store.bounds("r")).last < 4:
+        await asyncio.sleep(0.01)
+    assert time.monotonic() - appended < window / 2 and calls == [2, 1, 1]  # BATCH_SECONDS, not the window
+    log.append(*event_pair("RUN_FINISHED"))
+    closing = time.monotonic()
+    await log.close()
+    assert time.monotonic() - closing < window / 2  # a close does not wait out a window
+    assert (await store.bounds("r")) == (1, 5, True, False)
+
+
+async def test_a_run_tap_tells_its_log_the_transports_window_and_when_the_reader_left() -> None:
+    """``RunTap.stream``: the log is written by the transport within its coalescing window (the keep-alive's at
+    most); ``linger`` (the reader left): by no one but the log itself."""
+    import threading as threads
+
+    from strands_agui.server.resumable.run_tap import RunTap
+    from strands_agui.server.transport.streaming import SSE as SSE_FRAMING
+
+    store = MemoryEvents()
+    log = await store.open("k", None, lambda: None)
+    seen: list[float | None] = []
+    log.written_every = seen.append  # type: ignore[method-assign]
+    tap = RunTap("k", log, threads.Event(), detach=0.0)
+
+    async def nothing() -> Any:
+        yield None
+
+    tap.stream(nothing(), SSE_FRAMING, lambda e: e, keepalive=15.0, coalesce=0.05)
+    tap.stream(nothing(), SSE_FRAMING, lambda e: e, keepalive=0.5, coalesce=2.0)
+    assert seen == [0.05, 0.5]
+    await tap.linger()
+    assert seen == [0.05, 0.5, None]

@@ -31,8 +31,9 @@ whether the worker running it is alive; per thread, its live run (``mark_thread`
   ``<prefix>:live`` and ``<prefix>:live:<principal hash>`` are sorted sets of the
   live runs (scored by their heartbeat's expiry): at most ``max_live_runs`` (10 000) and
   ``max_live_runs_per_principal`` (100) live runs, past them :class:`RunLimit`. A run's writes go out from one
-  task per run (a batch gathered for ``BATCH_SECONDS``, one script call), and before each write of the driver
-  (so a client never holds an id the store lacks), never from inside the run. The worker running a run keeps it
+  task per run (one script call for what waited ``BATCH_SECONDS``, or the transport's coalescing window while
+  the run's reader is attached, ``RunLog.written_every``), and before each write of the driver (so a client
+  never holds an id the store lacks), never from inside the run. The worker running a run keeps it
   in its own registry too: a cancel reaching it works, and its id stays taken, whatever Redis lost; its
   heartbeat writes the run's keys back after a Redis restart (new runs wait ``SETTLE_SECONDS`` after Redis lost
   every key, so those come back first).
@@ -56,7 +57,7 @@ from ag_ui.core import EventType
 TERMINAL_TYPES = frozenset({EventType.RUN_FINISHED.value, EventType.RUN_ERROR.value})
 ALIVE_SECONDS = 5.0  # a run whose worker has not refreshed its heartbeat for this long is lost
 HEARTBEAT_SECONDS = 1.0  # how often a running worker refreshes its heartbeat and looks for a cancel request
-BATCH_SECONDS = 0.02  # how long the writer gathers events before a pipeline (the driver's writes flush at once)
+BATCH_SECONDS = 0.02  # the longest an event waits for the writer when no transport writes (the reader left)
 READ_BLOCK_SECONDS = 1.0  # the longest a reader waits for new events before it looks at the run's worker
 DEFAULT_MAX_RUNS = 1000
 DEFAULT_MAX_EVENTS = 10_000
@@ -127,6 +128,11 @@ class RunLog(Protocol):
     async def flush(self) -> None:
         """Store what was appended; the driver awaits it before a frame reaches the reader, so a client never
         holds an event id the store has not. A store outage is logged, never raised (the run goes on)."""
+
+    def written_every(self, window: float | None) -> None:
+        """The run's transport now flushes the log before each write and writes what came within ``window``
+        seconds (its coalescing window); None: it no longer does (the reader left). A store that batches on its
+        own may let an event wait that long for the transport's flush, never longer."""
 
     async def close(self) -> None:
         """Write what is pending and stop the heartbeat; the log then expires after the store's ``ttl``."""
@@ -355,6 +361,9 @@ class _MemoryLog:
 
     async def flush(self) -> None:
         return None
+
+    def written_every(self, window: float | None) -> None:
+        return None  # every event is stored as it is appended
 
     async def close(self) -> None:
         run = self.run

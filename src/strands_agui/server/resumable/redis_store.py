@@ -281,12 +281,21 @@ def _events(fields: dict[str, str]) -> list[Stored]:
 
 class _RedisLog:
     """A run's writer: appends are batched by one task, which also keeps the heartbeat (every
-    ``HEARTBEAT_SECONDS``, however often batches go out)."""
+    ``HEARTBEAT_SECONDS``, however often batches go out). The task stores what has waited ``delay`` since the
+    oldest event not stored was appended: ``BATCH_SECONDS``, or while the run's transport writes (each of its
+    writes flushes the log first) its coalescing window (``written_every``), so the transport's flushes store
+    the run and the task only what they have not stored by then (a reader that stopped reading, a loaded loop):
+    an event waits at most one window either way, and a paced run's events go out in one script call per
+    window, not one per window and two more per ``BATCH_SECONDS``."""
 
     def __init__(self, store: RedisEvents, run_id: str, principal: str | None,
                  on_cancel: Callable[[], None]) -> None:
         self.store, self.run_id, self.principal, self.on_cancel = store, run_id, principal, on_cancel
+        self.loop = asyncio.get_running_loop()
         self.pending: list[tuple[int, str, str]] = []
+        self.since = 0.0  # loop time the oldest pending event was appended
+        self.delay = BATCH_SECONDS  # how long an event may wait for the task (``written_every``)
+        self.shut = asyncio.Event()  # ``close``: the task stops waiting for the delay
         self.seq = 0
         self.stored = 0  # the number of the last event stored
         self.wake = asyncio.Event()
@@ -299,7 +308,7 @@ class _RedisLog:
         self.lock = asyncio.Lock()
 
     def start(self) -> None:
-        self.task = asyncio.get_running_loop().create_task(self._write(), name=f"strands-agui-log-{self.run_id}")
+        self.task = self.loop.create_task(self._write(), name=f"strands-agui-log-{self.run_id}")
 
     def cancel(self) -> None:
         if not self.cancelled:
@@ -309,9 +318,14 @@ class _RedisLog:
     def append(self, data: str, kind: str) -> int:
         self.seq += 1
         if self.lost is None:
+            if not self.pending:
+                self.since = self.loop.time()
             self.pending.append((self.seq, data, kind))
             self.wake.set()
         return self.seq
+
+    def written_every(self, window: float | None) -> None:
+        self.delay = BATCH_SECONDS if window is None else max(window, BATCH_SECONDS)
 
     def reader_attached(self, within: float) -> bool:
         return time.monotonic() - self.reader_seen < within
@@ -332,6 +346,7 @@ class _RedisLog:
     async def close(self) -> None:
         self.closing = True
         self.wake.set()
+        self.shut.set()
         if self.task is not None:
             await asyncio.shield(self.task)
 
@@ -360,14 +375,15 @@ class _RedisLog:
             while True:
                 try:
                     async with asyncio.timeout(max(0.0, due - loop.time())):
-                        await self.wake.wait()
-                    if not self.closing:
-                        await asyncio.sleep(BATCH_SECONDS)  # one pipeline for the events of the next moment
+                        if not self.pending:
+                            await self.wake.wait()
+                        await self._wait_for_pending(due)
                 except TimeoutError:
                     pass
                 self.wake.clear()
                 try:
-                    await self._flush()
+                    if self.closing or loop.time() >= self.since + self.delay:  # the heartbeat's turn: not yet
+                        await self._flush()
                     if self.closing:  # set after the last append: one more batch holds whatever came meanwhile
                         await self._flush()
                         return await self._expire()
@@ -380,6 +396,20 @@ class _RedisLog:
                         return
         finally:
             self.store.running.pop(self.run_id, None)
+
+    async def _wait_for_pending(self, due: float) -> None:
+        """Until the oldest event not stored has waited ``delay`` (the transport's flushes may store it meanwhile:
+        then until the next oldest has), nothing is pending, the log closes, or the heartbeat is ``due``."""
+        loop = self.loop
+        while self.pending and not self.closing:
+            wait = min(self.since + self.delay, due) - loop.time()
+            if wait <= 0:
+                return
+            try:
+                async with asyncio.timeout(wait):
+                    await self.shut.wait()
+            except TimeoutError:
+                pass
 
     async def _flush(self) -> None:
         async with self.lock:  # the writer task and the driver's write: in order, each batch once

@@ -17,7 +17,7 @@ from fastapi.sse import format_sse_event
 
 from ..transport.driver import TERMINAL, Encode, finish
 from ..transport.proto import length_prefixed
-from ..transport.streaming import PROTO, Framing, Observer, RunStream, encode_event
+from ..transport.streaming import COALESCE_SECONDS, PROTO, Framing, Observer, RunStream, encode_event
 from .event_store import HEARTBEAT_SECONDS, RunLog, Stored
 
 logger = logging.getLogger(__name__)
@@ -105,6 +105,8 @@ class RunTap:
         client's AG-UI generation (``server/transport/versions.py``), outliving the reader (``linger``)."""
         self.rewrite = rewrite
         self.observation = settings.get("observation")
+        # each write of the driver flushes the log first, and it writes within its window (the keep-alive's at most)
+        self.log.written_every(min(settings.get("coalesce", COALESCE_SECONDS), settings.get("keepalive", 15.0)))
         return RunStream(self.events(run), framing=framing, encode=self.encoder(framing), linger=self.linger,
                          before_write=self.log.flush, **settings)
 
@@ -119,6 +121,7 @@ class RunTap:
 
     async def linger(self) -> str:
         """Wait, once the reader left, until no reader followed the run for ``detach`` seconds."""
+        self.log.written_every(None)  # no write flushes the log now: its own batches store it
         loop = asyncio.get_running_loop()
         quiet_since = loop.time()
         while True:
