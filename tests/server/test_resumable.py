@@ -212,3 +212,17 @@ def test_a_0_0_x_client_reconnects_to_the_stream_of_its_own_generation() -> None
         again = reconnect(url, "legacy-1", None, protocol_version=None)
     assert frames(again.content) == frames(live.content)
     assert "protocolVersion" not in frames(live.content)[0][1]
+
+
+@pytest.mark.parametrize("data", [
+    '{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"caf\u00e9 \\n\u2028\u2029\U0001f600"}',  # one line
+    '{"type":"RAW","event":"two\nlines"}', "a\r\nb\rc",  # not an event's JSON: a data line each, as fastapi's
+])
+def test_a_stored_events_frame_is_fastapis_sse_event_with_its_id(data: str) -> None:
+    """``run_tap.id_frame`` builds a one-line event's frame in one step: byte-equal to ``format_sse_event``."""
+    from fastapi.sse import format_sse_event
+
+    from strands_agui.server.resumable.run_tap import id_frame
+    from strands_agui.server.transport.streaming import SSE as SSE_FRAMING
+
+    assert id_frame(SSE_FRAMING, "run-1", 7, data) == format_sse_event(data_str=data, id="run-1:7")

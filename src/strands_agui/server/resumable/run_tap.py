@@ -29,13 +29,21 @@ def event_id(run_id: str, seq: int) -> str:
 
 def stored_frame(framing: Framing, run_id: str, item: Stored) -> bytes:
     """The frame of a stored event, with its id (SSE) or without (protobuf: ids are counted)."""
+    return id_frame(framing, run_id, item.seq, item.data)
+
+
+def id_frame(framing: Framing, run_id: str, seq: int, data: str) -> bytes:
+    """The frame of event ``seq`` of the run, its JSON ``data``: ``fastapi.sse.format_sse_event``'s bytes (SSE), built
+    in one step when ``data`` is one line (an event's JSON always is: it escapes line breaks)."""
     if framing is PROTO:
         from ..transport.proto.codec import (
             encode as proto_encode,  # protobuf is optional: PROTO is offered only with it
         )
 
-        return length_prefixed(proto_encode(json.loads(item.data)))
-    return format_sse_event(data_str=item.data, id=event_id(run_id, item.seq))
+        return length_prefixed(proto_encode(json.loads(data)))
+    if "\n" in data or "\r" in data:
+        return format_sse_event(data_str=data, id=event_id(run_id, seq))  # a line each
+    return f"data: {data}\nid: {run_id}:{seq}\n\n".encode()
 
 
 
@@ -116,7 +124,7 @@ class RunTap:
             current = self.current
             if current is None or current[0] is not event:
                 return framing.frame(event)  # not stored (cannot happen: every event passes through events())
-            return stored_frame(framing, self.run_id, Stored(self.seq, current[1], event.type.value))
+            return id_frame(framing, self.run_id, self.seq, current[1])
         return encode
 
     async def linger(self) -> str:
