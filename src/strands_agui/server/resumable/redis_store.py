@@ -282,11 +282,12 @@ def _events(fields: dict[str, str]) -> list[Stored]:
 class _RedisLog:
     """A run's writer: appends are batched by one task, which also keeps the heartbeat (every
     ``HEARTBEAT_SECONDS``, however often batches go out). The task stores what has waited ``delay`` since the
-    oldest event not stored was appended: ``BATCH_SECONDS``, or while the run's transport writes (each of its
-    writes flushes the log first) its coalescing window (``written_every``), so the transport's flushes store
-    the run and the task only what they have not stored by then (a reader that stopped reading, a loaded loop):
-    an event waits at most one window either way, and a paced run's events go out in one script call per
-    window, not one per window and two more per ``BATCH_SECONDS``."""
+    oldest event not stored was appended (a timer armed by the append that found nothing pending wakes it):
+    ``BATCH_SECONDS``, or while the run's transport writes (each of its writes flushes the log first) its
+    coalescing window (``written_every``), so the transport's flushes store the run and the task only what they
+    have not stored by then (a reader that stopped reading, a loaded loop): an event waits at most one window
+    either way, and a paced run's events go out in one script call per window, not one per window and two more
+    per ``BATCH_SECONDS``; the task is not woken for what the transport stored."""
 
     def __init__(self, store: RedisEvents, run_id: str, principal: str | None,
                  on_cancel: Callable[[], None]) -> None:
@@ -295,7 +296,8 @@ class _RedisLog:
         self.pending: list[tuple[int, str, str]] = []
         self.since = 0.0  # loop time the oldest pending event was appended
         self.delay = BATCH_SECONDS  # how long an event may wait for the task (``written_every``)
-        self.shut = asyncio.Event()  # ``close``: the task stops waiting for the delay
+        self.timer: asyncio.TimerHandle | None = None  # wakes the task when the oldest pending event waited ``delay``
+        self.timer_at = 0.0  # when it fires
         self.seq = 0
         self.stored = 0  # the number of the last event stored
         self.wake = asyncio.Event()
@@ -320,12 +322,31 @@ class _RedisLog:
         if self.lost is None:
             if not self.pending:
                 self.since = self.loop.time()
+                if self.timer is None:
+                    self._arm()
             self.pending.append((self.seq, data, kind))
-            self.wake.set()
         return self.seq
 
     def written_every(self, window: float | None) -> None:
         self.delay = BATCH_SECONDS if window is None else max(window, BATCH_SECONDS)
+        if self.timer is not None:
+            self.timer.cancel()
+            self._arm()
+
+    def _arm(self) -> None:
+        self.timer_at = self.since + self.delay
+        self.timer = self.loop.call_at(self.timer_at, self._due)
+
+    def _due(self) -> None:
+        """The timer: wake the task when the oldest event still pending has waited ``delay``; nothing pending
+        (the transport stored it): nothing; a younger one pending: again when it has waited."""
+        self.timer = None
+        if not self.pending:
+            return
+        if self.since + self.delay <= self.timer_at:
+            self.wake.set()
+        else:
+            self._arm()
 
     def reader_attached(self, within: float) -> bool:
         return time.monotonic() - self.reader_seen < within
@@ -346,7 +367,6 @@ class _RedisLog:
     async def close(self) -> None:
         self.closing = True
         self.wake.set()
-        self.shut.set()
         if self.task is not None:
             await asyncio.shield(self.task)
 
@@ -375,14 +395,13 @@ class _RedisLog:
             while True:
                 try:
                     async with asyncio.timeout(max(0.0, due - loop.time())):
-                        if not self.pending:
-                            await self.wake.wait()
-                        await self._wait_for_pending(due)
+                        await self.wake.wait()
+                    woken = True
                 except TimeoutError:
-                    pass
+                    woken = False  # the heartbeat's turn: what is pending is the timer's
                 self.wake.clear()
                 try:
-                    if self.closing or loop.time() >= self.since + self.delay:  # the heartbeat's turn: not yet
+                    if woken:
                         await self._flush()
                     if self.closing:  # set after the last append: one more batch holds whatever came meanwhile
                         await self._flush()
@@ -395,21 +414,9 @@ class _RedisLog:
                     if self.closing:
                         return
         finally:
+            if self.timer is not None:
+                self.timer.cancel()
             self.store.running.pop(self.run_id, None)
-
-    async def _wait_for_pending(self, due: float) -> None:
-        """Until the oldest event not stored has waited ``delay`` (the transport's flushes may store it meanwhile:
-        then until the next oldest has), nothing is pending, the log closes, or the heartbeat is ``due``."""
-        loop = self.loop
-        while self.pending and not self.closing:
-            wait = min(self.since + self.delay, due) - loop.time()
-            if wait <= 0:
-                return
-            try:
-                async with asyncio.timeout(wait):
-                    await self.shut.wait()
-            except TimeoutError:
-                pass
 
     async def _flush(self) -> None:
         async with self.lock:  # the writer task and the driver's write: in order, each batch once
