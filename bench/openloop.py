@@ -18,9 +18,11 @@ Latency is counted from each run's *scheduled* start, so a late client never exc
 **Workers** (``--serve-workers 1,2``): ours served by ``strands-agui serve --app bench.apps:served --workers N``
 as servers ``serve x1``, ``serve x2`` (``--serve-args`` adds serve's own flags; ``--stateful``: threads kept in
 files, ``--threads --sessions TMP``, and resumable runs in a redis-server the bench starts, ``--resumable
---events redis://...``). CPU per run is the whole process tree's (the supervisor and its workers; Redis's own
-CPU is not counted). After the table, the rate each server **holds** (every run done, run p50 at most
-``HELD`` x its p50 at the lowest rate) and each worker count's against one worker's (issue 31: 2 workers >= 1.8x).
+--events redis://...``). CPU per run is the whole process tree's (the supervisor and its workers); Redis's is
+counted apart (``--json``: ``beside_cpu_per_run``). After the table, the rate each server **holds** (every run
+done, run p50 at most ``HELD`` x its p50 at the lowest rate) and each worker count's against one worker's
+(issue 31: 2 workers >= 1.8x), with the most it could be on this machine (``ceiling``: the workers share its
+CPUs with the client and Redis).
 
 **Refined** (``--refine K``): a grid of rates says only which of its rates a server held, so a ratio of two held
 rates is one of a few quotients of the grid's. After the grid, each server that held some rate and failed a higher
@@ -70,6 +72,7 @@ class Load:
     failed: int = 0
     errors: Counter[str] = field(default_factory=Counter)  # why runs failed
     cpu: float = 0.0  # server CPU seconds over the window
+    beside_cpu: float = 0.0  # the CPU seconds of the processes it uses (``Target.beside``: Redis) over the window
     client_cpu: float = 0.0
     chunks: int = 0  # the server's writes (body chunks)
     ttfe: list[float] = field(default_factory=list)
@@ -99,6 +102,7 @@ class Target:
     pid: int
     path: str
     extra: dict[str, Any] = field(default_factory=dict)  # top-level fields added to every body (--body)
+    beside: list[int] = field(default_factory=list)  # processes the server uses, their CPU counted apart (Redis)
     idle: list[tuple[Connection, float]] = field(default_factory=list)  # (connection, idle since)
 
 
@@ -139,6 +143,7 @@ async def offer(target: Target, workload: str, rate: float, seconds: float, numb
     """Start ``rate * seconds`` runs at fixed times and wait for them all."""
     load, runs = Load(offered=round(rate * seconds)), []
     cpu, client_cpu = server_cpu(target.pid), time.process_time()
+    beside = sum(server_cpu(pid) for pid in target.beside)
     start = time.perf_counter() + 0.01
     for i in range(load.offered):
         scheduled = start + i / rate
@@ -148,6 +153,7 @@ async def offer(target: Target, workload: str, rate: float, seconds: float, numb
         runs.append(asyncio.create_task(_one(target, payload, scheduled, load, timeout)))
     await asyncio.gather(*runs)
     load.cpu = server_cpu(target.pid) - cpu
+    load.beside_cpu = sum(server_cpu(pid) for pid in target.beside) - beside
     load.client_cpu = time.process_time() - client_cpu
     for (_reader, writer), _since in target.idle:  # never reuse a connection across windows
         writer.close()
@@ -271,9 +277,28 @@ async def bisect(loads: dict[tuple[float, str], Load], names: list[str], rounds:
                 loads[rate, name] = await one(rate, name)
 
 
-def scaling(loads: dict[tuple[float, str], Load]) -> list[str]:
+def ceiling(loads: dict[tuple[float, str], Load], workers: int, cpus: int) -> float | None:
+    """The most ``workers`` workers could hold against one on ``cpus`` CPUs shared with the client and what the
+    server uses (Redis), were each run to cost what ``serve x1``'s did at the rate it held: ``c`` its CPU in the
+    server, ``o`` beside it (the client's and Redis's). N workers hold at most ``min(N, cpus) / c`` (a CPU each)
+    and ``cpus / (c + o)`` (the machine): with ``m = cpus * c / (c + o)``, N against one at most
+    ``min(N, cpus, m) / min(1, m)``. A run costs more with more workers (the table says how much), so the
+    measured ratio stays below it. None: not measured."""
+    rate = held(loads).get("serve x1")
+    if not rate or not (load := loads[rate, "serve x1"]).done:
+        return None
+    c = load.per_run(load.cpu)
+    o = load.per_run(load.client_cpu) + load.per_run(load.beside_cpu)
+    if c <= 0:
+        return None
+    machine = cpus * c / (c + o)
+    return min(workers, cpus, machine) / min(1.0, machine)
+
+
+def scaling(loads: dict[tuple[float, str], Load], cpus: int | None = None) -> list[str]:
     """One line per server: the rate it held (and the lowest higher one it failed); a ``serve xN`` server's
-    against ``serve x1``'s, with its bounds when both were bracketed."""
+    against ``serve x1``'s, with its bounds when both were bracketed, and (``cpus`` given) the most it could be
+    on this machine (:func:`ceiling`)."""
     rates, fails = held(loads), failed_above(loads)
     one, one_fail = rates.get("serve x1"), fails.get("serve x1")
     lines = []
@@ -286,6 +311,8 @@ def scaling(loads: dict[tuple[float, str], Load]) -> list[str]:
             if one_fail is not None and fail is not None:
                 line += f" (between {rate / one_fail:.2f}x and {fail / one:.2f}x)"
             line += " (issue 31: >= 1.8x with 2 workers)"
+            if cpus and (most := ceiling(loads, int(name.removeprefix("serve x")), cpus)) is not None:
+                line += f"; at best {most:.2f}x on {cpus} CPUs shared with the client and Redis (at x1's costs)"
         lines.append(line)
     return lines
 
@@ -300,6 +327,7 @@ def summary(loads: dict[tuple[float, str], Load]) -> list[dict[str, Any]]:
     """The table as data (``--json``): one record per rate and server, seconds."""
     return [{"rate": rate, "server": name, "offered": load.offered, "done": load.done, "failed": load.failed,
              "errors": dict(load.errors), "cpu_per_run": load.per_run(load.cpu),
+             "beside_cpu_per_run": load.per_run(load.beside_cpu),
              "client_cpu_per_run": load.per_run(load.client_cpu), "writes_per_run": load.chunks / max(load.done, 1),
              **{f"{key}_p{q}": pct(values, q / 100) for key, values in
                 (("ttfe", load.ttfe), ("words", load.words), ("run", load.run), ("lag", load.lag)) for q in (50, 99)}}
@@ -327,15 +355,16 @@ def main() -> None:
     started: list[subprocess.Popen[bytes]] = []
     targets: dict[str, Target] = {}
     with contextlib.ExitStack() as stack:
-        extra = shlex.split(opts.serve_args)
+        extra, beside = shlex.split(opts.serve_args), []
         if opts.stateful and opts.serve_workers:
             from tests.support.redis import redis_server  # redis-server, as the suite starts it
 
             redis = stack.enter_context(redis_server())
             sessions = stack.enter_context(tempfile.TemporaryDirectory())
             extra += ["--threads", "--sessions", sessions, "--resumable", "--events", redis.url]
+            beside = [redis.proc.pid] if redis.proc is not None else []
         try:
-            _start(opts, server_args(opts), extra, started, targets)
+            _start(opts, server_args(opts), extra, started, targets, beside)
             load = os.getloadavg()
             rates = [float(rate) for rate in opts.rates.split(",")]
             loads = asyncio.run(measure(targets, opts.workload, rates, opts.seconds, opts.timeout, opts.refine))
@@ -347,8 +376,9 @@ def main() -> None:
 
 
 def _start(opts: argparse.Namespace, server_args: list[str], extra: list[str], started: list[subprocess.Popen[bytes]],
-           targets: dict[str, Target]) -> None:
-    """Start every server the options name (one uvicorn process each; ``serve xN``: N workers)."""
+           targets: dict[str, Target], beside: list[int]) -> None:
+    """Start every server the options name (one uvicorn process each; ``serve xN``: N workers, using the processes
+    ``beside``, Redis)."""
     for name in [s for s in opts.servers.split(",") if s]:
         port = free_port()
         started.append(start_server(port, [*server_args, "--adapter", name, "--model", "paced"]))
@@ -356,14 +386,15 @@ def _start(opts: argparse.Namespace, server_args: list[str], extra: list[str], s
     for workers in [int(n) for n in opts.serve_workers.split(",") if n]:
         port = free_port()
         started.append(start_server(port, command=serve_command(port, workers, extra)))
-        targets[f"serve x{workers}"] = Target(port, started[-1].pid, f"/ours/{opts.workload}", keywords(opts.body))
+        targets[f"serve x{workers}"] = Target(port, started[-1].pid, f"/ours/{opts.workload}", keywords(opts.body),
+                                              beside=beside)
 
 
 def _print(opts: argparse.Namespace, loads: dict[tuple[float, str], Load], load: tuple[float, float, float]) -> None:
     print(report(loads, opts.workload))
     print("\n".join(verdicts(loads)))
     if opts.serve_workers:
-        print("\n".join(scaling(loads)))
+        print("\n".join(scaling(loads, os.cpu_count())))
     end = os.getloadavg()
     print(f"machine: {os.cpu_count()} CPUs, load average (1, 5, 15 min) {load[0]:.1f} {load[1]:.1f} "
           f"{load[2]:.1f} at the start, {end[0]:.1f} at the end")
@@ -371,7 +402,8 @@ def _print(opts: argparse.Namespace, loads: dict[tuple[float, str], Load], load:
     if opts.json:
         opts.json.write_text(json.dumps({"machine": machine, "workload": opts.workload, "results": summary(loads),
                                          "holds": held(loads), "fails_above": failed_above(loads),
-                                         "scaling": scaling(loads) if opts.serve_workers else []}, indent=1))
+                                         "scaling": scaling(loads, os.cpu_count()) if opts.serve_workers else []},
+                                        indent=1))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from bench.openloop import (
     Target,
     bisect,
     bracket,
+    ceiling,
     failed_above,
     held,
     offer,
@@ -296,3 +297,23 @@ async def test_the_chat_workload_streams_as_many_deltas_as_asked() -> None:
             data = await run_once(app, "/ours/chat", bench_body("chat", deltas))
         contents = [f for f in _frames(data.decode()) if f["type"] == "TEXT_MESSAGE_CONTENT"]
         assert len(contents) == deltas
+
+
+def test_the_ceiling_of_n_workers_is_what_the_client_and_redis_leave_them() -> None:
+    """One worker holds ``1 / c`` (a CPU); two on 2 CPUs shared with the client and Redis (``o`` a run beside the
+    worker's ``c``) hold at most ``2 / (c + o)``: 2c / (c + o) against one; with nothing beside, the CPUs."""
+    def one(cpu: float, client: float, redis: float) -> dict[tuple[float, str], Load]:
+        runs = 100
+        return {(50.0, "serve x1"): Load(offered=runs, run=[0.7] * runs, cpu=cpu * runs, client_cpu=client * runs,
+                                         beside_cpu=redis * runs),
+                (100.0, "serve x1"): Load(offered=runs, run=[3.0] * runs)}
+
+    loads = one(0.0092, 0.0009, 0.0007)
+    assert ceiling(loads, 2, 2) == pytest.approx(2 * 9.2 / 10.8)  # 1.70x
+    assert ceiling(one(0.0092, 0.0, 0.0), 2, 2) == 2.0 and ceiling(one(0.0092, 0.0, 0.0), 4, 2) == 2.0
+    assert ceiling(one(0.001, 0.0045, 0.0045), 2, 2) == pytest.approx(1.0)  # the machine binds one worker too
+    assert ceiling({(50.0, "serve x2"): Load(offered=1, run=[0.7])}, 2, 2) is None  # no x1 measured
+    loads[50.0, "serve x2"] = Load(offered=100, run=[0.7] * 100)
+    assert scaling(loads, 2)[1] == ("holds: serve x2 50 runs/s = 1.00x one worker's (issue 31: >= 1.8x with 2 "
+                                    "workers); at best 1.70x on 2 CPUs shared with the client and Redis (at x1's "
+                                    "costs)")
