@@ -162,7 +162,7 @@ OPEN_ARGS ?=
 SERVER_ARGS ?=
 THREADS_ARGS ?=
 # WORKERS_ARGS: the workers part (`serve --workers 1` and `2`, threads in files, resumable runs in Redis); after
-# the rates, 3 bisection probes per server around the rate it holds (--refine): about 6.5 min in all
+# the rates, 3 bisection probes per server around the rate it holds (--refine): 5.6-6.3 min in all
 WORKERS_ARGS ?= --rates 50,75,100,125,150,200 --seconds 10 --refine 3
 bench: deps bench-deps
 	$(PYTHON) -m bench.http $(SERVER_ARGS) $(ARGS)
