@@ -6,12 +6,15 @@ test_endpoint.py."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
+import time
 
 import pytest
 from transitions import MachineError
 
 from strands_agui.server.transport.driver import MOVES, Phase, RunDriver
+from strands_agui.server.transport.pacing import Pacer
 from tests.support.paths import REPO
 
 
@@ -146,3 +149,57 @@ def test_the_driver_table_is_drawn_and_the_committed_diagrams_match_a_fresh_rend
     assert (root / "served_run.dot").read_text() == diagrams.dot(DRIVER)
     assert all(f": {t}" in diagrams.mermaid(DRIVER) or f"| {t}" in diagrams.mermaid(DRIVER)
                for t in DRIVER.triggers())
+
+
+class _Loop(Pacer):
+    """A pacer whose loop's latest measurement found it busy, or not (an overloaded process's: always)."""
+
+    def __init__(self, busy: bool) -> None:
+        super().__init__()
+        self._fixed = busy
+
+    @property
+    def loop_busy(self) -> bool:
+        return self._fixed
+
+
+@pytest.mark.parametrize("busy", [False, True])
+async def test_on_a_busy_loop_a_frame_after_a_silence_waits_for_the_next(busy: bool) -> None:
+    """Each event comes 30 ms after the last (the loop blocked meanwhile: another run's step), longer than the
+    20 ms window. On a quiet loop that is the run's silence, so each frame is a write of its own; on a busy loop
+    (``Pacer.loop_busy``) it is the loop's lag, so a frame waits for the next like any other and two go out per
+    write. RUN_STARTED and the terminal frame never wait. (Past its saturation a served process wrote 35-43
+    writes a run instead of 12, each frame after what looked like a silence.)"""
+    from ag_ui.core import RunFinishedEvent, RunStartedEvent, TextMessageContentEvent
+
+    async def events():  # type: ignore[no-untyped-def]
+        yield RunStartedEvent(thread_id="t", run_id="r")
+        for n in range(8):
+            time.sleep(0.03)  # the loop is held: no timer runs meanwhile
+            yield TextMessageContentEvent(message_id="m", delta=f"w{n}")
+        yield RunFinishedEvent(thread_id="t", run_id="r")
+
+    class Sink:
+        def __init__(self) -> None:
+            self.writes: list[list[str]] = []
+
+        async def write(self, body: bytes) -> None:
+            self.writes.append([json.loads(line[6:])["type"] for line in body.decode().split("\n\n") if line])
+
+        async def gone(self) -> None:
+            await asyncio.Event().wait()
+
+        async def end(self) -> None:
+            return None
+
+    sink = Sink()
+    driver = RunDriver(events(), lambda event: b"data: " + event.model_dump_json().encode() + b"\n\n", sink,
+                       keepalive=5, coalesce=0.02, keepalive_frame=None, pace=_Loop(busy))
+    assert await driver.drive() is True
+    frames = [kind for write in sink.writes for kind in write]
+    assert frames == ["RUN_STARTED", *["TEXT_MESSAGE_CONTENT"] * 8, "RUN_FINISHED"]
+    assert sink.writes[0] == ["RUN_STARTED"]
+    if not busy:
+        assert len(sink.writes) == 10  # each frame after a silence at once
+    else:
+        assert len(sink.writes) <= 6 and all(len(write) >= 2 for write in sink.writes[1:-1])

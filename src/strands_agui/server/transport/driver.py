@@ -209,10 +209,14 @@ class RunDriver:
     async def _queue(self, frame: bytes, ended: bool, now: float) -> None:
         """Queue ``frame``; write what is queued now when it ends the run or nothing was written for
         ``coalesce`` seconds, else let the watcher write it ``coalesce`` seconds after the oldest pending frame
-        was queued, if the run has not written it by then (a frame that follows within that time writes it)."""
+        was queued, if the run has not written it by then (a frame that follows within that time writes it).
+        On a busy loop (the pacers' latest measurement, ``Pacer.loop_busy``) a gap is the loop's lag, not the
+        run's silence, so a frame after one waits like any other (the run's first frame excepted): else past its
+        saturation a process writes every frame on its own, and each write's cost makes it fall further behind."""
         self._pending.append(frame)
         self._pending_bytes += len(frame)
-        if ended or now - self._flushed >= self.coalesce or self._pending_bytes >= MAX_WRITE_BYTES:
+        if ended or self._pending_bytes >= MAX_WRITE_BYTES or (now - self._flushed >= self.coalesce and (
+                not self.pace.loop_busy or self._flushed == float("-inf") or not self.coalesce)):
             await self._flush(now)
         elif len(self._pending) == 1:
             self._pending_since = now

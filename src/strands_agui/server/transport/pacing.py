@@ -77,6 +77,12 @@ class Pacer:
         self._waited = True
         self._busy = self._loop.busy = time.monotonic() - self._start >= self.busy_seconds
 
+    @property
+    def loop_busy(self) -> bool:
+        """Whether the loop's latest measurement (any of its pacers') found it busy: the driver's coalescing
+        then takes a gap between two frames for the loop's lag, not the run's silence."""
+        return self._loop.busy
+
     def __call__(self) -> Awaitable[None] | None:
         now = time.monotonic()
         if self._waited:  # the loop turned since the slice began: a new slice begins now

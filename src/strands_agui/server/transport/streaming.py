@@ -33,7 +33,9 @@ Invariants:
   plus one frame. A frame still unsent ``stall`` (twice ``keepalive``) seconds after it was handed over means
   the reader has stopped: the run is cancelled (a resumable run detaches instead, see ``driver``).
 * **Coalescing.** A frame is written at once when no frame was written in the last ``coalesce`` seconds
-  (so the first, RUN_STARTED, always is), and so is the terminal frame; any other frame waits, at most
+  (so the first, RUN_STARTED, always is) and the loop is not busy (``Pacer.loop_busy``: on a busy loop that gap
+  is the loop's lag, not the run's silence, and writing each such frame alone is what made a process past its
+  saturation fall further behind), and so is the terminal frame; any other frame waits, at most
   ``coalesce`` seconds, to go out in one ``send`` with the frames that follow it. A run producing frames
   faster than one per ``coalesce`` (a fast model, a busy server) costs one write per ``coalesce``, not one
   per event; a slower one is written frame by frame. Frames still waiting ``coalesce`` seconds after the
