@@ -6,7 +6,7 @@ before, with no callback and no wrapper per event. A run's observation has three
 task:
 
 * ``on_move``: the run's machine moves, as span events (given to ``StrandsAgent.run``);
-* ``encoder``: wraps the one encoding step (``server/transport/driver.Encode``), so it sees every event as it goes on
+* ``encoder``: wraps the one encoding step (``server/transport/frames.Encode``), so it sees every event as it goes on
   the
   wire, the driver's own RUN_ERRORs (ENCODING_ERROR, ADAPTER_ERROR) included: the first event's and first
   output's times, the terminal event;
@@ -26,7 +26,8 @@ from typing import Any
 from ag_ui.core import EventType, RunAgentInput
 
 from ...core.machine import OnMove
-from ..transport.driver import TERMINAL, Encode, RunDriver
+from ..transport.driver import RunDriver
+from ..transport.frames import TERMINAL, Encode
 from .metrics import AgentMetrics
 from .tracing import RunSpan, run_tracer
 

@@ -15,7 +15,8 @@ from typing import Any
 from ag_ui.core import BaseEvent, RunErrorEvent
 from fastapi.sse import format_sse_event
 
-from ..transport.driver import TERMINAL, Encode, finish
+from ..transport.driver import finish
+from ..transport.frames import TERMINAL, Encode
 from ..transport.proto import length_prefixed
 from ..transport.streaming import COALESCE_SECONDS, PROTO, Framing, Observer, RunStream, encode_event
 from .event_store import HEARTBEAT_SECONDS, RunLog, Stored

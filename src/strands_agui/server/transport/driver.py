@@ -27,31 +27,20 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
-from ag_ui.core import (
-    EventType,
-    RunErrorEvent,
-    RunStartedEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-)
+from ag_ui.core import RunErrorEvent
 
 from ...core.machine import Table, sources
-from ...core.results import complete_json
 from ...runtime.loop import unwind as unwind_run
+from .frames import TERMINAL, Encode, OpenCalls, encode_or_error
 from .pacing import Pacer
 
 # the served runs' one logger, as before the driver
 logger = logging.getLogger("strands_agui.server.transport.streaming")
 
-TERMINAL = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
+NEVER = float("-inf")  # the loop time of a write that has not happened
 MAX_WRITE_BYTES = 65_536  # one write's largest body: a stall is a write that makes no progress for ``stall``
 # seconds, so a replay's stored events (which come at once) must not coalesce into one huge write
 
-Encode = Callable[[Any], bytes]
-"""The one encoding step: an AG-UI event (or a stored one, ``server/resumable/event_store.Stored``) -> the bytes of its
-frame; raises when it cannot serialize. The only place a transport's framing (and a protocol version's
-shape) applies."""
 
 
 class Phase(enum.Enum):
@@ -117,7 +106,7 @@ class RunDriver:
         self._pending: list[bytes] = []  # encoded frames not yet handed to ``write``
         self._pending_bytes = 0  # their size: a write never waits for more than MAX_WRITE_BYTES
         self._pending_since = 0.0  # loop time the oldest of them was queued
-        self._flushed = float("-inf")  # loop time of the last write of frames
+        self._flushed = NEVER  # loop time of the last write of frames
         self._timer: asyncio.Timeout | None = None  # the watcher's current wake-up
         self._due: asyncio.TimerHandle | None = None  # wakes the watcher when the oldest pending frame is due
         self.cut_short = False  # the run ended on a frame of ours (ENCODING_ERROR): it is still inside Strands
@@ -215,12 +204,18 @@ class RunDriver:
         saturation a process writes every frame on its own, and each write's cost makes it fall further behind."""
         self._pending.append(frame)
         self._pending_bytes += len(frame)
-        if ended or self._pending_bytes >= MAX_WRITE_BYTES or (now - self._flushed >= self.coalesce and (
-                not self.pace.loop_busy or self._flushed == float("-inf") or not self.coalesce)):
+        if ended or self._pending_bytes >= MAX_WRITE_BYTES or (
+                now - self._flushed >= self.coalesce and not self._lagging()):
             await self._flush(now)
         elif len(self._pending) == 1:
             self._pending_since = now
             self._due = asyncio.get_running_loop().call_at(now + self.coalesce, self._coalesce_due)
+
+    def _lagging(self) -> bool:
+        """A gap of ``coalesce`` since the last write is the busy loop's lag, not the run's silence: the loop is
+        busy, the run has written before (RUN_STARTED never waits) and frames coalesce at all (``coalesce=0``
+        writes each at once)."""
+        return self.pace.loop_busy and self._flushed != NEVER and self.coalesce > 0
 
     async def _flush(self, now: float) -> None:
         """Hand the pending frames to the sink as one body, from the run's task. The watcher's wake-up is left
@@ -322,64 +317,6 @@ class RunDriver:
         self.stopped_in, self.reason = self.phase, reason
         self.move("stop")
         host.cancel()
-
-
-class OpenCalls:
-    """The tool calls whose TOOL_CALL_END has not gone out, with the arguments sent so far. A run cut short by an
-    event that cannot be encoded (ENCODING_ERROR) ends them first, their arguments completed to parse (the client
-    parses them; text, reasoning and subagents left open before a RUN_ERROR are valid as they are)."""
-
-    __slots__ = ("args",)
-
-    def __init__(self) -> None:
-        self.args: dict[str, str] = {}
-
-    def see(self, event: Any) -> None:
-        kind = type(event)
-        if kind is ToolCallArgsEvent:
-            if event.tool_call_id in self.args:
-                self.args[event.tool_call_id] += event.delta
-        elif kind is ToolCallStartEvent:
-            self.args[event.tool_call_id] = ""
-        elif kind is ToolCallEndEvent:
-            self.args.pop(event.tool_call_id, None)
-
-    def closing(self, encode: Encode) -> bytes:
-        out = b""
-        for call_id, args in self.args.items():
-            suffix = complete_json(args) if args else ""
-            try:
-                if suffix:
-                    out += encode(ToolCallArgsEvent(tool_call_id=call_id, delta=suffix))
-                out += encode(ToolCallEndEvent(tool_call_id=call_id))
-            except Exception:  # noqa: BLE001 - the RUN_ERROR still goes out
-                logger.warning("could not close tool call %s of a run cut short", call_id, exc_info=True)
-        self.args.clear()
-        return out
-
-
-def encode_or_error(encode: Encode, event: Any) -> tuple[bytes, bool]:
-    """The frame for ``event`` and whether it ends the run. An event that cannot be serialized becomes a
-    RUN_ERROR ``ENCODING_ERROR`` frame, which ends the run."""
-    try:
-        return encode(event), event.type in TERMINAL
-    except Exception as exc:  # noqa: BLE001 - reported to the client as RUN_ERROR
-        kind = getattr(event.type, "value", event.type)
-        logger.warning("could not serialize a %s event: %s", kind, exc)
-        message = f"A {kind} event could not be serialized: {exc}"
-        return _started(encode, event) + encode(RunErrorEvent(message=message, code="ENCODING_ERROR")), True
-
-
-def _started(encode: Encode, event: Any) -> bytes:
-    """When the event that cannot be serialized is RUN_STARTED, the bare RUN_STARTED its RUN_ERROR needs before it
-    (a stream never begins with RUN_ERROR); b"" otherwise, or when that cannot be serialized either."""
-    if event.type is not EventType.RUN_STARTED or not isinstance(event, RunStartedEvent):
-        return b""
-    try:
-        return encode(RunStartedEvent(thread_id=event.thread_id, run_id=event.run_id))
-    except Exception:  # noqa: BLE001 - the RUN_ERROR alone, as before
-        logger.warning("could not serialize a bare RUN_STARTED either", exc_info=True)
-        return b""
 
 
 async def finish(run: AsyncIterator[Any]) -> None:

@@ -71,7 +71,8 @@ from pydantic_core import to_json
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from .driver import Encode, RunDriver
+from .driver import RunDriver
+from .frames import Encode
 from .pacing import Pacer
 from .proto import PROTO_MEDIA_TYPE, proto_frame
 
