@@ -203,3 +203,49 @@ async def test_on_a_busy_loop_a_frame_after_a_silence_waits_for_the_next(busy: b
         assert len(sink.writes) == 10  # each frame after a silence at once
     else:
         assert len(sink.writes) <= 6 and all(len(write) >= 2 for write in sink.writes[1:-1])
+
+
+async def test_a_driven_run_is_counted_in_flight_until_it_ends_on_every_way_out() -> None:
+    """``IN_FLIGHT`` counts a run from the driver's start to its end, whether it finishes or its reader leaves;
+    ``changed_at`` moves only when the count goes between 0 and 1 (what a health answer stamps)."""
+    from ag_ui.core import RunStartedEvent
+
+    from strands_agui.server.transport.inflight import IN_FLIGHT
+
+    seen: list[int] = []
+    release = asyncio.Event()
+
+    async def events():  # type: ignore[no-untyped-def]
+        seen.append(IN_FLIGHT.runs)
+        yield RunStartedEvent(thread_id="t", run_id="r")
+        await release.wait()
+
+    class Sink:
+        def __init__(self) -> None:
+            self.left = asyncio.Event()
+
+        async def write(self, body: bytes) -> None:
+            return None
+
+        async def gone(self) -> None:
+            await self.left.wait()
+
+        async def end(self) -> None:
+            return None
+
+    before, stamped = IN_FLIGHT.runs, IN_FLIGHT.changed_at
+    sinks = [Sink(), Sink()]
+    drives = [asyncio.create_task(RunDriver(events(), lambda event: b"f", sink, keepalive=5,  # type: ignore[arg-type]
+                                            coalesce=0, keepalive_frame=None).drive()) for sink in sinks]
+    while len(seen) < 2:
+        await asyncio.sleep(0.001)
+    assert IN_FLIGHT.runs == before + 2 and seen[1] == before + 2
+    if before == 0:
+        assert IN_FLIGHT.changed_at >= stamped
+    busy_since = IN_FLIGHT.changed_at
+    sinks[0].left.set()  # one reader leaves: that run is stopped and no longer counted
+    assert await drives[0] is False
+    assert IN_FLIGHT.runs == before + 1 and IN_FLIGHT.changed_at == busy_since
+    release.set()  # the other finishes
+    assert await drives[1] is True
+    assert IN_FLIGHT.runs == before

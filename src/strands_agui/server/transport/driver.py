@@ -32,6 +32,7 @@ from ag_ui.core import RunErrorEvent
 from ...core.machine import Table, sources
 from ...runtime.loop import unwind as unwind_run
 from .frames import TERMINAL, Encode, OpenCalls, encode_or_error
+from .inflight import IN_FLIGHT
 from .pacing import Pacer
 
 # the served runs' one logger, as before the driver
@@ -128,6 +129,7 @@ class RunDriver:
         host = asyncio.current_task()
         assert host is not None
         watcher = loop.create_task(self._watch(host), name="strands-agui-watch")
+        IN_FLIGHT.enter()
         try:
             finished = await self._stream()
             watcher.cancel()  # before the end of the response: the client may send its next request at once
@@ -136,6 +138,7 @@ class RunDriver:
                     await self.sink.end()
             return finished
         finally:
+            IN_FLIGHT.leave()
             self._cancel_due()
             watcher.cancel()
             await asyncio.wait({watcher})
