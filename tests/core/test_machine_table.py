@@ -144,22 +144,20 @@ def test_committed_svg_matches_a_fresh_render() -> None:
 
 
 def test_every_trigger_appears_in_the_mermaid_diagram() -> None:
-    from strands_agui.core.machine import triggers
-
     text = diagrams.mermaid()  # self-loops of one state share a label: "a: t1 [internal] | t2 [internal]"
-    assert all(f": {t}" in text or f"| {t}" in text for t in triggers())
+    assert all(f": {t}" in text or f"| {t}" in text for t in RUN.triggers())
 
 
 def test_internal_moves_are_checked_against_the_table() -> None:
-    from strands_agui.core.translator import Translator
     from tests.support.scenarios import run_input
 
-    translator = Translator(run_input())
-    translator.start()
+    opening = StrandsAgent(BY_NAME["backend_tool"].agent()).opening(run_input())
+    opening.start()
+    translator = opening.translator(RunFacts())
     with pytest.raises(MachineError):
-        translator.move("text_delta", "data")  # no text message is open
+        translator.fire("text_delta", "data")  # no text message is open
     translator.handle({"event": {"contentBlockDelta": {"delta": {"text": "hi"}}}})
-    translator.move("text_delta", "data")
+    translator.fire("text_delta", "data")
     assert translator.state == "streaming_text"
 
 

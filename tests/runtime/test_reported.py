@@ -150,11 +150,12 @@ def test_a_truncated_tool_call_is_valid_json_and_marked(client) -> None:
 
 
 def test_parent_run_id_is_echoed_on_run_started() -> None:
-    from strands_agui.core.translator import Translator
+    from strands_agui import StrandsAgent
     from tests.support.scenarios import run_input
 
     data = run_input().model_copy(update={"parent_run_id": "run-0"})
-    assert dump_events(Translator(data).start())[0]["parentRunId"] == "run-0"
+    opening = StrandsAgent(lambda _: None).opening(data)  # type: ignore[arg-type,return-value]
+    assert dump_events(opening.start())[0]["parentRunId"] == "run-0"
 
 
 async def test_tools_see_the_run_input_and_the_provided_invocation_state() -> None:

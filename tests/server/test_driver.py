@@ -37,14 +37,14 @@ async def _nothing():  # type: ignore[no-untyped-def]
 def test_a_move_the_table_lacks_raises() -> None:
     driver = RunDriver(_nothing(), lambda event: b"", object(), keepalive=1, coalesce=0,  # type: ignore[arg-type]
                        keepalive_frame=None)
-    driver.move("wait")
-    driver.move("forward")
+    driver.fire("wait")
+    driver.fire("forward")
     with pytest.raises(MachineError, match="no move 'forward' from 'forwarding'"):
-        driver.move("forward")
-    driver.move("end")
+        driver.fire("forward")
+    driver.fire("end")
     assert driver.phase is Phase.ENDED
     with pytest.raises(MachineError, match="no move 'wait' from 'ended'"):
-        driver.move("wait")
+        driver.fire("wait")
 
 
 async def test_a_stop_while_the_run_task_is_busy_stands_and_the_run_unwinds() -> None:

@@ -7,7 +7,7 @@ AG-UI events, or user hooks (:class:`HookCall`) the stream loop (``runtime/agent
 it reads the next Strands event.
 
 **Events before moves.** A handler computes a move's events first, then makes the move with them
-(``fire(trigger, cause, events)`` / ``move(...)`` return them): a move that happened is in the translator's
+(``fire(trigger, cause, events)`` returns them): a move that happened is in the translator's
 ``journal`` with its events, a move that did not happen has none there. When a handler raises half-way, the
 stream loop sends what the journal holds (:meth:`Translator.committed`) and then fails the run, so the machine
 and the wire never disagree: no END for a START that never left, no START left open by a lost END.
@@ -22,12 +22,10 @@ import jsonpatch
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
-    MessagesSnapshotEvent,
     RawEvent,
     ReasoningEndEvent,
     ReasoningMessageEndEvent,
     RunAgentInput,
-    RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
     TextMessageEndEvent,
@@ -48,7 +46,6 @@ from .handlers.tools import ToolHandler
 from .handlers.turns import TurnHandler
 from .jsonsafe import raw_payload
 from .machine import CANCELLED, CLOSERS, HALTED, IDLE, PAUSED, REASONING, RUN, STREAMING_TEXT, Machine, OnMove
-from .results import UNANSWERED
 from .snapshot import ClientMessages
 from .state_keys import STRANDS_STATE_KEYS
 
@@ -182,10 +179,6 @@ class Translator:
         An illegal move raises ``MachineError`` and sends nothing."""
         return self.machine.fire(trigger, cause, events)
 
-    def move(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]:
-        """An internal move (a delta): the same table lookup as any move, no dispatch through a library."""
-        return self.machine.fire(trigger, cause, events)
-
     def _commit(self, events: list[Item]) -> None:
         if self.owner is not None:
             attributed(events, self.owner)
@@ -216,10 +209,6 @@ class Translator:
         return self.state == PAUSED
 
     # -- lifecycle (the stream loop's entry points) ---------------------------------------------------
-    def start(self) -> list[Item]:
-        """RUN_STARTED and what the client holds first (a run started before its facts: ``RunOpening``)."""
-        return self.fire("start_run", "run", list(run_started(self.input, self.client, self.new_id)))
-
     def finish_run(self) -> list[Item]:
         return self.outcome.finish_run()
 
@@ -356,19 +345,6 @@ def initial_state(state: Any) -> Any:
     if isinstance(state, Mapping):
         return {k: v for k, v in state.items() if k != "messages"}
     return state
-
-
-def run_started(input_data: RunAgentInput, client: ClientMessages, new_id: Callable[[], str]) -> list[BaseEvent]:
-    """The run's first events, which need nothing Strands reports: RUN_STARTED (``parentRunId``), the input's
-    state (without ``messages``), and what the client holds on a resume (it names the parked tool calls in this
-    run before their results arrive) or when a new message abandoned tool calls (their error results)."""
-    out: list[BaseEvent] = [RunStartedEvent(thread_id=input_data.thread_id, run_id=input_data.run_id,
-                                            parent_run_id=input_data.parent_run_id)]
-    if input_data.state is not None:
-        out.append(StateSnapshotEvent(snapshot=initial_state(input_data.state)))
-    if input_data.resume or client.answer_unanswered(new_id, UNANSWERED):
-        out.append(MessagesSnapshotEvent(messages=client.snapshot()))
-    return out
 
 
 def _below(on_move: OnMove | None, name: str) -> OnMove | None:
