@@ -56,10 +56,10 @@ def _write(events: AsyncIterator[BaseEvent], fmt: str, input_data: RunAgentInput
     (the AG-UI version it declares, see docs/protocol-versions.md) and return the last one."""
     from ag_ui.encoder import EventEncoder
 
-    from ..server.transport.versions import declared_event, legacy_event, speaks_legacy
+    from ..server.transport.versions import as_sent as rewrite
 
     encoder = EventEncoder(accept="text/event-stream")
-    as_sent = legacy_event if speaks_legacy(input_data.protocol_version if input_data else None) else declared_event
+    as_sent = rewrite(input_data.protocol_version if input_data else None)
 
     async def pump() -> BaseEvent | None:
         last = None

@@ -8,7 +8,9 @@ Three layers, all FastAPI machinery:
   was sent) and parsed by ``pydantic_core.from_json``, which refuses invalid UTF-8 and lone surrogates. Too
   deep a document, or a U+0000 in any string, is refused as well. Each of these is a JSON error: FastAPI
   answers 422 ``json_invalid`` with the reason in ``ctx.error``.
-* **The schema**: pydantic validates ``RunAgentInput`` (422 naming the field).
+* **The schema**: pydantic validates ``RunAgentInput`` (422 naming the field), once what a newer client sends that
+  this server does not know (a message role, a content part type) was skipped with a logged warning
+  (``server/request/forward_compat.py``).
 * **What the schema cannot say** (:func:`validated_run_input`, a dependency run after the caller's own
   dependencies): message count, base64 media data, image, document, video and audio types (no media part is
   ever dropped: what passes here reaches the model), provider ``file`` handles, video or audio in a tool result,
@@ -38,6 +40,7 @@ from jsonschema.validators import validator_for
 from ...config import MediaFetchPolicy
 from ...runtime.conversation import MEDIA_FORMATS, TOOL_RESULT_MEDIA
 from ...runtime.run_thread import held_marker
+from .forward_compat import forward_compatible
 from .media import IMAGE_MAGIC, MEDIA_PARTS, fetch_parts, scheme_problem
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
@@ -126,7 +129,7 @@ class _LimitedRequest(Request):
                 problem = _json_problem(value, self.limits.max_depth)
                 if problem:
                     raise json.JSONDecodeError(problem, "", 0)
-            self._json = value
+            self._json = forward_compatible(value)  # what a newer client sends that we do not know
         return self._json
 
 
