@@ -59,16 +59,7 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                 except Exception as exc:  # noqa: BLE001 - Strands' failure becomes RUN_ERROR
                     failure, strands_ended = strands_failure(exc), True
                     break
-                translator.journal.clear()
-                try:
-                    items = translator.handle(event)
-                    if cancel is not None and cancel.requested(translator):
-                        items = [*items, *translator.cancel()]
-                except Exception as exc:  # noqa: BLE001 - our failure, still a well-formed end
-                    for committed in translator.committed():  # the moves made before it, with their events
-                        yield committed
-                    failure = adapter_failure(exc)
-                    break
+                items, failure = _handled(translator, event, cancel)
                 for item in items:  # ``perform`` inline: no async generator per Strands event
                     if isinstance(item, HookCall):
                         try:
@@ -79,7 +70,7 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                             break
                     else:
                         yield item
-                if not items:
+                if not items and failure is None:
                     if flush is not None:
                         for out in flush():
                             yield out
@@ -88,14 +79,34 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
         except GeneratorExit:  # our consumer closed the run at a yield (the driver cut it short: ENCODING_ERROR)
             await _closed_early(stop, source)
             raise
-        # never closed at a yield from outside: Strands unwinds its own generators (and OpenTelemetry detaches
-        # its contexts) when it is cancelled its own way and read to its end, or cancelled at its next await
-        if stop is not None and (translator.halted or (failure is not None and not strands_ended)):
-            await _halt(stop, source)
-        elif failure is not None and not strands_ended:
-            await unwind(source)
+        await _stopped(translator, source, stop, failure, strands_ended)
     async for out in _conclude(translator, failure, settle, cancel):
         yield out
+
+
+def _handled(translator: Translator, event: Mapping[str, Any], cancel: Cancellation | None
+             ) -> tuple[list[Item], RunFailure | None]:
+    """One Strands event translated (the ``cancel`` move after it, once requested). When our code raises: the
+    events of the moves made before it (the journal), and the run's failure."""
+    translator.journal.clear()
+    try:
+        items = translator.handle(event)
+        if cancel is not None and cancel.requested(translator):
+            items = [*items, *translator.cancel()]
+    except Exception as exc:  # noqa: BLE001 - our failure, still a well-formed end
+        return list(translator.committed()), adapter_failure(exc)
+    return items, None
+
+
+async def _stopped(translator: Translator, source: AsyncIterator[Mapping[str, Any]], stop: Callable[[], Any] | None,
+                   failure: RunFailure | None, strands_ended: bool) -> None:
+    """Strands is never closed at a yield from outside: it unwinds its own generators (and OpenTelemetry detaches
+    its contexts) when it is cancelled its own way and read to its end (a halted run, or our failure while it
+    still runs), or, without ``stop``, cancelled at its next await."""
+    if stop is not None and (translator.halted or (failure is not None and not strands_ended)):
+        await _halt(stop, source)
+    elif failure is not None and not strands_ended:
+        await unwind(source)
 
 
 async def _closed_early(stop: Callable[[], Any] | None, source: AsyncIterator[Mapping[str, Any]]) -> None:
