@@ -26,7 +26,8 @@ from ..errors import RunFailure
 from .conversation import conversation
 from .pause import store_errors
 from .sessions import session_id
-from .thread_store import CACHED_THREADS, StoredThread, Threads, as_json, owner_of
+from .thread_layout import CACHED_THREADS, owner_of
+from .thread_store import StoredThread, Threads, as_json
 
 logger = logging.getLogger(__name__)
 

@@ -196,7 +196,7 @@ def serve_environment(args: argparse.Namespace) -> str | None:
         s3 = args.sessions.startswith("s3://")
         environment = replace(environment, sessions=args.sessions if s3 else str(Path(args.sessions).resolve()))
     if args.pause_retention is not None:
-        environment = replace(environment, pause_retention=str(args.pause_retention))
+        environment = replace(environment, pause_retention=float(args.pause_retention))
     if args.threads:
         environment = replace(environment, threads=True)
     environment, made = metrics_environment(args, resumable_environment(args, environment))
