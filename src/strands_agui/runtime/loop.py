@@ -26,6 +26,7 @@ from .hooks import run_hook
 logger = logging.getLogger(__name__)
 
 Settle = Callable[[], RunFailure | None | Awaitable[RunFailure | None]]  # after Strands is done, before the end
+# (the pause bookkeeping: a paused run can then be resumed at once on any worker)
 Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emitted nothing: a loop turn to await,
 # or None (a server's fairness: ``server.transport.pacing.Pacer`` gives one per time slice)
 Flush = Callable[[], list[BaseEvent]]  # after each Strands event that emitted nothing: events due now (the console
@@ -37,15 +38,10 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                     stop: Callable[[], Any] | None = None, settle: Settle | None = None,
                     pace: Pace | None = None, cancel: Cancellation | None = None,
                     flush: Flush | None = None) -> AsyncIterator[BaseEvent]:
-    """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event.
-
-    When the machine halts, ``stop`` (the live agent's ``cancel``; none in a replay) asks Strands to end its run
-    its own way: no tool of the batch runs, no model is called again, nothing more is translated. ``settle``
-    (the pause bookkeeping) runs before the terminal event, so a paused run can be resumed at once on any worker.
-    ``pace`` is called after each Strands event that emitted nothing and the loop turn it returns awaited (None:
-    no turn due); ``cancel`` is checked after each (once
-    requested, the ``cancel`` move halts the run). ``flush`` is called after each Strands event that emitted
-    nothing, before ``pace``, and the events it returns are sent at once (None: nothing is asked, no cost)."""
+    """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event. When the machine
+    halts, ``stop`` (the live agent's ``cancel``; none in a replay) asks Strands to end its run its own way (no tool
+    of the batch runs, no model is called again); ``settle``, ``pace``, ``flush``: their types above; ``cancel`` is
+    checked after each Strands event (once requested, the ``cancel`` move halts the run)."""
     failure: RunFailure | None = None
     strands_ended = False  # Strands' generator ran to its end (or raised): nothing of it is left suspended
     async with aclosing(source):  # type: ignore[type-var]
@@ -59,7 +55,13 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                 except Exception as exc:  # noqa: BLE001 - Strands' failure becomes RUN_ERROR
                     failure, strands_ended = strands_failure(exc), True
                     break
-                items, failure = _handled(translator, event, cancel)
+                translator.journal.clear()
+                try:
+                    items = translator.handle(event)
+                    if cancel is not None and cancel.requested(translator):
+                        items = [*items, *translator.cancel()]
+                except Exception as exc:  # noqa: BLE001 - our failure, still a well-formed end
+                    items, failure = list(translator.committed()), adapter_failure(exc)  # the moves made before
                 for item in items:  # ``perform`` inline: no async generator per Strands event
                     if isinstance(item, HookCall):
                         try:
@@ -82,20 +84,6 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
         await _stopped(translator, source, stop, failure, strands_ended)
     async for out in _conclude(translator, failure, settle, cancel):
         yield out
-
-
-def _handled(translator: Translator, event: Mapping[str, Any], cancel: Cancellation | None
-             ) -> tuple[list[Item], RunFailure | None]:
-    """One Strands event translated (the ``cancel`` move after it, once requested). When our code raises: the
-    events of the moves made before it (the journal), and the run's failure."""
-    translator.journal.clear()
-    try:
-        items = translator.handle(event)
-        if cancel is not None and cancel.requested(translator):
-            items = [*items, *translator.cancel()]
-    except Exception as exc:  # noqa: BLE001 - our failure, still a well-formed end
-        return list(translator.committed()), adapter_failure(exc)
-    return items, None
 
 
 async def _stopped(translator: Translator, source: AsyncIterator[Mapping[str, Any]], stop: Callable[[], Any] | None,
