@@ -42,7 +42,7 @@ def get_weather(location: str) -> dict:
 def ask_budget(trip: str, tool_context: ToolContext) -> str:
     """Ask the traveller for their budget."""
     answer = tool_context.interrupt("budget", reason={"message": f"What is your budget for {trip}?"})
-    return f"The budget for {trip} is {answer} EUR."
+    return f"The budget for {trip} is {answer['response']} EUR."  # the payload as {"response": payload}
 
 
 def _last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
