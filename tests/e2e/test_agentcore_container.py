@@ -28,6 +28,7 @@ from tests.support.agentcore import agentcore_headers, ping, socket_to
 from tests.support.install import clean_env, free_port, installed_venv
 from tests.support.paths import REPO
 from tests.support.wire import run_input
+from tests.support.workers import serving
 
 pytestmark = pytest.mark.slow  # a wheel, a fresh environment, a server process
 
@@ -93,23 +94,8 @@ def served(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     cwd, port = tmp_path_factory.mktemp("workdir"), free_port()
     argv = [str(installed / "bin" / command()[0]), *command()[1:], "--host", "127.0.0.1", "--port", str(port)]
     env = {**clean_env(cwd), "PATH": f"{installed / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    server = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, server.communicate()[0]
-            try:
-                httpx.get(f"{base}/ping", timeout=2)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "the image's command did not start"
-                time.sleep(0.2)
+    with serving(argv, port, env, cwd) as (base, _):
         yield base, port
-    finally:
-        os.killpg(server.pid, 15)
-        server.communicate(timeout=30)
 
 
 def test_the_images_command_serves_the_contract_from_a_fresh_install(served: tuple[str, int]) -> None:

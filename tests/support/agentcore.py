@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -22,7 +21,7 @@ from websockets.frames import Opcode
 from websockets.sync.client import ClientConnection, connect
 from websockets.uri import parse_uri
 
-from tests.support.workers import free_port, serve, wait_until_serving
+from tests.support.workers import free_port, serve, serving
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SESSION = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
@@ -120,15 +119,8 @@ def reference_server() -> Iterator[str]:
     process group on a free loopback port; its base URL once ``/ping`` answers."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
-    proc = subprocess.Popen([sys.executable, "-m", "tests.support.agentcore_apps", "--port", str(port)], env=env,
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_serving(proc, url)
+    with serving([sys.executable, "-m", "tests.support.agentcore_apps", "--port", str(port)], port, env) as (url, _):
         yield url
-    finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(20)
 
 
 @contextmanager

@@ -27,6 +27,7 @@ from strands import Agent, ToolContext, tool
 
 from strands_agui import StrandsAgent
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse, Turn
+from tests.support.agents import last_user_text
 
 SILENT_SECONDS = 1.5
 SLOW_WORDS, SLOW_GAP = 40, 0.1
@@ -45,21 +46,12 @@ def ask_budget(trip: str, tool_context: ToolContext) -> str:
     return f"The budget for {trip} is {answer['response']} EUR."  # the payload as {"response": payload}
 
 
-def _last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
-    for message in reversed(messages):
-        if message["role"] == "user":
-            texts = [block["text"] for block in message["content"] if "text" in block]
-            if texts:
-                return "".join(texts)
-    return ""
-
-
 def script(messages: Sequence[Mapping[str, Any]]) -> Turn:
     """The agent's answer to a conversation (see the module docstring)."""
     results = [b["toolResult"] for b in messages[-1]["content"] if "toolResult" in b]
     if results:
         return [Text("Done: " + " ".join(c.get("text", "") for r in results for c in r["content"]), chunks=2)]
-    text = _last_user_text(messages)
+    text = last_user_text(messages)
     if text.startswith("weather"):
         return [Text("Let me look."), ToolUse("get_weather", {"location": "Paris"})]
     if text.startswith("budget"):
@@ -79,7 +71,7 @@ class ContractModel(ScriptedModel):
 
     async def stream(self, messages: Any, tool_specs: Any = None, system_prompt: str | None = None,
                      **kwargs: Any) -> AsyncIterable[Any]:
-        text = _last_user_text(messages)
+        text = last_user_text(messages)
         first = SILENT_SECONDS if text.startswith("silent") else 0.0
         gap = SLOW_GAP if text.startswith("slow") else 0.0
         async for chunk in super().stream(messages, tool_specs, system_prompt, **kwargs):
