@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.exceptions import InvalidStatus
 from websockets.frames import Opcode
 
 from strands_agui import FileSessions, create_agentcore_app
@@ -19,7 +21,8 @@ from tests.oracles import assert_valid_stream
 from tests.support import agentcore_apps
 from tests.support.agentcore import agentcore_headers, frames_until_text, socket_to
 from tests.support.live import LiveServer
-from tests.support.servers import wait_until
+from tests.support.principal_app import principal
+from tests.support.servers import tolerates, wait_until
 from tests.support.wire import run_input
 
 pytestmark = pytest.mark.usefixtures("no_server_errors")
@@ -138,3 +141,20 @@ def test_resumable_settings_leave_the_socket_as_it_is() -> None:
             events = socket.run(body("hello", thread_id="thread-resumable"))
             assert socket.closed() == (1000, "")
     assert_valid_stream(events)
+
+
+@tolerates("uvicorn.error")  # uvicorn 0.54 logs "ASGI callable returned without completing handshake" after a denial
+def test_the_endpoints_auth_guards_the_upgrade_and_names_the_principal(tmp_path: Path) -> None:
+    """``auth`` runs on the upgrade as on a POST: no token, 401 before the socket opens; a token, its principal's
+    thread (another principal's run on the same threadId does not see it)."""
+    app = create_agentcore_app(agentcore_apps.agent, auth=principal, sessions=FileSessions(tmp_path), threads=True)
+    with LiveServer(app) as server:
+        with pytest.raises(InvalidStatus, match="401"), socket_to(server.url):
+            pass
+        seen = {}
+        for token, text in (("alice-token", "alice here"), ("bob-token", "bob here")):
+            with socket_to(server.url, {"Authorization": f"Bearer {token}"}) as socket:
+                events = socket.run(body(text, run_id=f"run-{token}", thread_id="thread-shared-id"))
+                assert socket.closed() == (1000, "")
+            seen[token] = json.dumps(assert_valid_stream(events)["messages"])
+    assert "alice here" not in seen["bob-token"]
