@@ -203,6 +203,8 @@ async def serve_socket(websocket: WebSocket, agent: StrandsAgent, settings: Endp
     finally:
         reader.cancel()
         await asyncio.wait({reader})
+        if not reader.cancelled() and reader.exception() is not None:  # the connection broke under the reader
+            logger.debug("the socket's reader failed", exc_info=reader.exception())
     if not socket.left:
         await _close(websocket, code, reason)
 
