@@ -57,16 +57,19 @@ def test_ping_is_healthy_busy_mid_run_and_stamps_only_a_change() -> None:
 
 
 def test_held_background_tasks_keep_the_process_busy() -> None:
+    """The tasks' hold and release are stamped when this process first sees them (they carry no clock)."""
     held = Held(plugin=object(), run_id="run-bg", principal=None, cards={})
     before = process_status()
+    holding = time.time()
     DETACHED.hold("thread-bg", held)
     try:
-        during = process_status()
+        during, again = process_status(), process_status()
     finally:
+        released = time.time()
         DETACHED.release("thread-bg", held)
     after = process_status()
     assert (before.busy, during.busy, during.held, after.busy) == (False, True, 1, False)
-    assert before.since <= during.since <= after.since
+    assert before.since <= holding <= during.since == again.since <= released <= after.since
 
 
 def test_create_strands_apps_own_ping_keeps_its_answer() -> None:

@@ -8,8 +8,8 @@ What "busy" means is one function, :func:`process_status`: runs in flight (every
 
 ``time_of_last_update`` changes only when the status changes: AgentCore reads a value that moves on every ping as
 activity, and would then keep an idle session until its maximum lifetime. A change of the in-flight count is
-stamped with the time the count moved (``IN_FLIGHT.changed_at``); one of the held tasks alone, with the time this
-process first saw it (they carry no clock of their own).
+stamped with the time the count moved (``IN_FLIGHT.changed_at``); one the held tasks made, with the time this process
+first saw it (they carry no clock of their own).
 """
 
 from __future__ import annotations
@@ -46,14 +46,20 @@ class _Stamp:
 
     def __init__(self) -> None:
         self.busy = False
+        self.held = False  # tasks were held at the last look
         self.since = IN_FLIGHT.changed_at
         self.lock = threading.Lock()
 
-    def moved(self, busy: bool) -> float:
+    def moved(self, runs: int, held: int) -> float:
+        """When the status that ``runs`` and ``held`` make began: the in-flight count's own clock when the count
+        explains the change (busy: runs are in flight; idle: no task was held at the last look), else now."""
+        busy = runs > 0 or held > 0
         with self.lock:
             if busy != self.busy:
-                changed = IN_FLIGHT.changed_at  # the count's own clock, when it explains the change
-                self.busy, self.since = busy, changed if changed > self.since else time.time()
+                by_runs = runs > 0 if busy else not self.held
+                changed = IN_FLIGHT.changed_at
+                self.busy, self.since = busy, changed if by_runs and changed > self.since else time.time()
+            self.held = held > 0
             return self.since
 
 
@@ -65,8 +71,7 @@ def process_status() -> ProcessStatus:
     (AgentCore's ``/ping`` reads it; a reason of another kind, e.g. admission control's saturation, is one more
     term of ``busy`` here)."""
     runs, held = IN_FLIGHT.runs, DETACHED.holding()
-    busy = runs > 0 or held > 0
-    return ProcessStatus(busy, _STAMP.moved(busy), runs, held)
+    return ProcessStatus(runs > 0 or held > 0, _STAMP.moved(runs, held), runs, held)
 
 
 def ping_body() -> dict[str, str | int]:
