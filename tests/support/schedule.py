@@ -38,7 +38,7 @@ LONGEST: dict[str, float] = {
     "tests/server/test_resumable.py": 22,
     "tests/server/test_protocol_versions.py": 20,
     "tests/console/test_safety.py": 20,
-    "tests/runtime/test_replay_parity.py": 20,
+    "tests/server/test_replay_parity.py": 20,
     "tests/server/test_observability_tracing.py": 19,
     "tests/e2e/test_oracle_server.py": 19,
     "tests/server/test_load.py": 19,
