@@ -120,6 +120,26 @@ def test_an_interrupt_is_resumed_on_the_same_socket(base: str) -> None:
     assert "The budget for Porto is 300 EUR." in json.dumps(report["messages"])
 
 
+FRONTEND_TOOL = {"name": "change_background", "description": "Change the page's background",
+                 "parameters": {"type": "object", "properties": {"color": {"type": "string"}}}}
+
+
+def test_a_frontend_tools_result_is_sent_on_the_same_socket(base: str) -> None:
+    first = body("paint it", thread_id="thread-paint", tools=[FRONTEND_TOOL])
+    with socket_to(base) as socket:
+        halted = socket.run(first)
+        outcome = halted[-1]["outcome"]
+        assert outcome["type"] == "success" and outcome["pendingToolCallIds"], outcome  # the socket stays open
+        held = assert_valid_stream(halted, input=first)["messages"]
+        answer = {"id": "tool-1", "role": "tool", "toolCallId": outcome["pendingToolCallIds"][0],
+                  "content": "background is blue"}
+        second = {**body("", run_id="run-2", thread_id="thread-paint", tools=[FRONTEND_TOOL]),
+                  "messages": [*held, answer]}
+        answered = socket.run(second)
+        assert socket.closed() == (1000, "")
+    assert "Done: background is blue" in json.dumps(assert_valid_stream(answered, input=second)["messages"])
+
+
 def test_a_client_that_leaves_cancels_its_run(base: str) -> None:
     with socket_to(base) as socket:
         socket.send(body("slow please"))

@@ -4,6 +4,7 @@ One scripted Strands agent (:func:`build_agent`: no key, no network), answering 
 
 * ``weather ...``: calls ``get_weather`` then sums it up (a backend tool round trip);
 * ``budget ...``: calls ``ask_budget``, which interrupts (ours pauses the run; a resume answers it);
+* ``paint ...``: calls the client's frontend tool ``change_background`` (the run ends waiting for its result);
 * ``slow ...``: 40 words, one every 0.1 s (a run long enough to cancel, or to be busy);
 * ``silent ...``: nothing for ``SILENT_SECONDS``, then one word (the keep-alive);
 * anything else: ``echo <text>``.
@@ -56,6 +57,8 @@ def script(messages: Sequence[Mapping[str, Any]]) -> Turn:
         return [Text("Let me look."), ToolUse("get_weather", {"location": "Paris"})]
     if text.startswith("budget"):
         return [ToolUse("ask_budget", {"trip": "Porto"})]
+    if text.startswith("paint"):  # a frontend tool the client declares: the run halts for its result
+        return [ToolUse("change_background", {"color": "blue"})]
     if text.startswith("slow"):
         return [Text(" ".join(f"w{i}" for i in range(SLOW_WORDS)))]
     if text.startswith("silent"):
