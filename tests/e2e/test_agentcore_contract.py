@@ -93,6 +93,10 @@ def test_invocations_without_accept_is_sse_and_with_accept_the_same(server: Serv
                              forbid_info=server.forbid)
     assert view(bare) == view(asked)
     assert "sunny" in json.dumps(bare["messages"])
+    plain = run_input("hello", "thread-plain")  # nor a Content-Type: the body is passed through as it came
+    response = httpx.post(f"{server.url}/invocations", content=json.dumps(plain), timeout=30)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    assert_valid_sse(response.content, input=plain, forbid_info=server.forbid)
 
 
 def test_the_socket_gives_the_official_client_what_sse_gives(server: Served) -> None:

@@ -102,6 +102,15 @@ def test_bad_input_on_invocations_is_a_4xx_with_a_message(payload: bytes, status
     assert response.status_code == status and response.json()["detail"], response.text
 
 
+def test_an_invocation_without_content_type_is_json_and_another_type_still_415() -> None:
+    with LiveServer(create_agentcore_app(agentcore_apps.agent)) as server:
+        bare = httpx.post(f"{server.url}/invocations", content=json.dumps(run_input()), timeout=30)
+        typed = httpx.post(f"{server.url}/invocations", content=json.dumps(run_input()), timeout=30,
+                           headers={"Content-Type": "text/plain"})
+    assert bare.status_code == 200 and sse_events(bare.text)[-1]["type"] == "RUN_FINISHED"
+    assert typed.status_code == 415 and "application/json" in typed.json()["detail"]
+
+
 def test_agentcore_headers_reach_the_run_span_and_the_log(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="strands_agui.server.agentcore")
     with recorded_spans() as exporter, LiveServer(create_agentcore_app(agentcore_apps.agent)) as server:

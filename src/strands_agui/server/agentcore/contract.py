@@ -7,6 +7,7 @@
 * ``/ws``: the same agent over a WebSocket (``socket_runs.py``: cancel and resume on one socket);
 * ``GET /ping``: ``Healthy`` / ``HealthyBusy`` with ``time_of_last_update`` (``health.py``).
 
+An invocation that declares no ``Content-Type`` is read as JSON (AgentCore passes the caller's body through).
 AgentCore's headers (:class:`AgentCoreHeaders`) are read on every request and WebSocket upgrade: the session id and
 the request id become attributes of the run's span (``session.id``, ``agentcore.request.id``) and are logged with
 the route. The session id is AgentCore's routing key (one microVM per session), not an identity: it scopes nothing
@@ -84,9 +85,18 @@ class AgentCoreRequests:
                         headers.request_id, headers.session_id)
         token = REQUEST_ATTRIBUTES.set(headers.attributes())
         try:
-            await self.app(scope, receive, send)
+            await self.app(_as_json(scope), receive, send)
         finally:
             REQUEST_ATTRIBUTES.reset(token)
+
+
+def _as_json(scope: Scope) -> Scope:
+    """An invocation without a ``Content-Type`` read as the JSON AgentCore passes through (one with another type is
+    still the endpoint's 415)."""
+    if scope["type"] != "http" or scope.get("path") != INVOCATIONS or any(
+            name.lower() == b"content-type" for name, _ in scope["headers"]):
+        return scope
+    return {**scope, "headers": [*scope["headers"], (b"content-type", b"application/json")]}
 
 
 @takes_settings(AppSettings)
