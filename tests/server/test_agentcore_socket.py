@@ -20,10 +20,11 @@ from strands_agui.server.transport.inflight import IN_FLIGHT
 from tests.oracles import assert_valid_stream
 from tests.support import agentcore_apps
 from tests.support.agentcore import agentcore_headers, frames_until_text, socket_to
+from tests.support.hostile import CASES
 from tests.support.live import LiveServer
 from tests.support.principal_app import principal
 from tests.support.servers import tolerates, wait_until
-from tests.support.wire import run_input
+from tests.support.wire import SSE_HEADERS, run_input
 
 pytestmark = pytest.mark.usefixtures("no_server_errors")
 
@@ -81,6 +82,28 @@ def test_bad_input_closes_with_a_reason_a_close_frame_can_carry(base: str, messa
     assert closed == code, (closed, reason)
     assert reason.startswith(starts), reason
     assert len(reason.encode()) <= MAX_REASON_BYTES
+
+
+def test_every_body_the_run_route_refuses_closes_the_socket_before_a_run() -> None:
+    """The bad-request battery's bodies (``tests/support/hostile.py``) as a socket's first message: 1009 where the
+    route says 413, else 1003 (a binary frame where the bytes are no UTF-8 text), each with a reason a close frame
+    can carry, and no run."""
+    cases = [case for case in CASES if case.method == "POST" and case.content is not None and not case.chunked
+             and case.headers == SSE_HEADERS and case.status in (413, 422)]
+    assert len(cases) > 20
+    with LiveServer(create_agentcore_app(agentcore_apps.agent)) as server:
+        for case in cases:
+            assert case.content is not None
+            try:
+                message: str | bytes = case.content.decode()
+            except UnicodeDecodeError:
+                message = case.content
+            with socket_to(server.url) as socket:
+                socket.connection.send(message)
+                code, reason = socket.closed()
+            assert code == (1009 if case.status == 413 else 1003), (case.name, code, reason)
+            assert reason and len(reason.encode()) <= MAX_REASON_BYTES, case.name
+    assert IN_FLIGHT.runs == 0
 
 
 def test_a_second_input_while_a_run_is_in_flight_closes_1008_and_cancels_it(base: str) -> None:
