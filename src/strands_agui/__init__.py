@@ -36,6 +36,7 @@ __all__ = [
     "ToolResultContext",
     "add_ping",
     "add_strands_fastapi_endpoint",
+    "create_agentcore_app",
     "create_strands_app",
     "read_log",
     "replay",
@@ -44,7 +45,8 @@ __all__ = [
 
 
 _SERVED = {"AppSettings": "settings", "EndpointSettings": "settings", "add_ping": "app",
-           "add_strands_fastapi_endpoint": "endpoint", "create_strands_app": "app"}
+           "add_strands_fastapi_endpoint": "endpoint", "create_strands_app": "app",
+           "create_agentcore_app": "agentcore"}
 
 
 def __getattr__(name: str) -> object:
