@@ -11,46 +11,64 @@ from .config import (
     ToolCallContext,
     ToolResultContext,
 )
+from .environment import env_flag
 from .errors import ERROR_CODES
 from .runtime.agent import StrandsAgent
 from .runtime.runlog import RecordedRun, Recorder, read_log
 from .runtime.s3sessions import S3Sessions
 from .runtime.sessions import FileSessions, SessionStore
+from .tooling.models import model_from_env
 from .tooling.replay import replay, replay_to_list
+from .tooling.scripted import Reasoning, ScriptedModel, Text, ToolUse, Turn
+from .tooling.testing import assert_replay_matches
 
 __all__ = [
-    "ERROR_CODES",
+    "A2UI_RETRY_HEADER",
     "AppSettings",
+    "ERROR_CODES",
     "EndpointSettings",
     "FileSessions",
     "MediaFetchPolicy",
     "PredictStateMapping",
-    "Recorder",
+    "Reasoning",
     "RecordedRun",
+    "Recorder",
     "S3Sessions",
+    "ScriptedModel",
     "SessionStore",
     "StrandsAgent",
     "StrandsAgentConfig",
+    "Text",
     "ToolBehavior",
     "ToolCallContext",
     "ToolResultContext",
+    "ToolUse",
+    "Turn",
+    "a2ui_tool",
     "add_ping",
     "add_strands_fastapi_endpoint",
+    "assert_replay_matches",
     "create_strands_app",
+    "env_flag",
+    "model_from_env",
+    "mount_console",
     "read_log",
     "replay",
     "replay_to_list",
 ]
 
 
-_SERVED = {"AppSettings": "settings", "EndpointSettings": "settings", "add_ping": "app",
-           "add_strands_fastapi_endpoint": "endpoint", "create_strands_app": "app"}
+_ON_FIRST_USE = {"AppSettings": "server.settings", "EndpointSettings": "server.settings", "add_ping": "server.app",
+                 "add_strands_fastapi_endpoint": "server.endpoint", "create_strands_app": "server.app",
+                 "mount_console": "server.console.page", "a2ui_tool": "tooling.a2ui",
+                 "A2UI_RETRY_HEADER": "tooling.a2ui"}
 
 
 def __getattr__(name: str) -> object:
-    # The server is imported on first use, so the translator can be used without loading FastAPI.
-    if name in _SERVED:
+    # The server (FastAPI) and the A2UI toolkit are imported on first use, so the translator loads neither.
+    if name in _ON_FIRST_USE:
         from importlib import import_module
 
-        return getattr(import_module(f".server.{_SERVED[name]}", __name__), name)
+        module = import_module(f".{_ON_FIRST_USE[name]}", __name__)
+        return getattr(module, "RETRY_HEADER" if name == "A2UI_RETRY_HEADER" else name)
     raise AttributeError(name)

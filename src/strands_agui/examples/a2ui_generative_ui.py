@@ -22,7 +22,6 @@ Run: ``python -m strands_agui.examples.a2ui_generative_ui`` (port from ``PORT``,
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -30,12 +29,8 @@ from typing import Any
 from strands import Agent
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.a2ui import a2ui_tool
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, a2ui_tool, create_strands_app
+from strands_agui.examples._common import call, model, serve, snippet, tool_outcomes, user_text
 
 NAME = "a2ui_generative_ui"
 DESCRIPTION = "A UI surface (A2UI) designed by a subagent and painted while its render call streams."
@@ -130,9 +125,8 @@ def planner_turn(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the models (one for both roles)."""
-    env = os.environ if env is None else env
-    strands_agent = Agent(model=model_from_env(planner_turn, env=env),
-                          tools=[a2ui_tool(model_from_env(designer_turn, env=env))],
+    strands_agent = Agent(model=model(planner_turn, env),
+                          tools=[a2ui_tool(model(designer_turn, env))],
                           system_prompt=SYSTEM_PROMPT, callback_handler=None)
     return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
 

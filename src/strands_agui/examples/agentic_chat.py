@@ -17,7 +17,6 @@ Run: ``python -m strands_agui.examples.agentic_chat`` (port from ``PORT``, defau
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -26,11 +25,8 @@ from ag_ui.core import Tool
 from strands import Agent
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app
+from strands_agui.examples._common import call, model, serve, tool_outcomes, user_text
 
 NAME = "agentic_chat"
 DESCRIPTION = "Chat with streamed text and a frontend-only change_background tool."
@@ -146,7 +142,7 @@ def reply(words: str) -> str:
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
+        model=model(scenario, env),
         tools=[],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,

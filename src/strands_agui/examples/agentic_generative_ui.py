@@ -20,7 +20,6 @@ Run: ``python -m strands_agui.examples.agentic_generative_ui`` (port from ``PORT
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -33,14 +32,14 @@ from strands_agui import (
     PredictStateMapping,
     StrandsAgent,
     StrandsAgentConfig,
+    Text,
     ToolBehavior,
     ToolCallContext,
     ToolResultContext,
+    Turn,
+    create_strands_app,
 )
-from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui.examples._common import call, model, serve, snippet, tool_outcomes, user_text
 
 NAME = "agentic_generative_ui"
 DESCRIPTION = "A plan predicted from the tool's arguments, then progressed step by step with state deltas."
@@ -183,7 +182,7 @@ def build_agent(env: Mapping[str, str] | None = None, *, step_delay: float = STE
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model, ``step_delay`` paces
     the progress updates."""
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
+        model=model(scenario, env),
         tools=[create_plan],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,

@@ -36,12 +36,8 @@ from strands.interventions import Confirm, InterventionHandler, Proceed
 from strands.types.content import Messages
 from strands.vended_interventions.hitl import HumanInTheLoop
 
-from strands_agui import StrandsAgent
-from strands_agui.environment import env_flag
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app, env_flag
+from strands_agui.examples._common import call, environment, model, serve, tool_outcomes, user_text
 
 NAME = "background_agents"
 DESCRIPTION = "A report written as a background task (a task card), and bookings and cancellations you confirm."
@@ -130,10 +126,10 @@ def scenario(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
-    env = os.environ if env is None else env
+    env = environment(env)
     later = env_flag("STRANDS_AGUI_REPORT_LATER", env.get("STRANDS_AGUI_REPORT_LATER"))
     strands_agent = Agent(
-        model=model_from_env(scenario, env=env),
+        model=model(scenario, env),
         tools=[write_report, book_flight, cancel_flight],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,

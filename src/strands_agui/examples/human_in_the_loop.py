@@ -22,7 +22,6 @@ Run: ``python -m strands_agui.examples.human_in_the_loop`` (port from ``PORT``, 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -30,11 +29,8 @@ from typing import Any
 from strands import Agent, tool
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior
-from strands_agui.examples._common import ToolOutcome, call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, StrandsAgentConfig, Text, ToolBehavior, Turn, create_strands_app
+from strands_agui.examples._common import ToolOutcome, call, model, serve, tool_outcomes, user_text
 
 NAME = "human_in_the_loop"
 DESCRIPTION = "A backend tool (book_flight) that runs only after you approve it."
@@ -108,7 +104,7 @@ _CHANGED_MIND = re.compile(r"\b(never ?mind|cancel|forget it|don't|do not|stop)\
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
+        model=model(scenario, env),
         tools=[book_flight],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,

@@ -25,7 +25,6 @@ Run: ``python -m strands_agui.examples.multi_agent`` (port from ``PORT``, defaul
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
@@ -35,11 +34,8 @@ from strands import Agent, tool
 from strands.multiagent import Swarm
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env, scripted_delay
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app
+from strands_agui.examples._common import call, model, serve, snippet, tool_outcomes, user_text
 
 NAME = "multi_agent"
 DESCRIPTION = "A Swarm of two agents (researcher -> writer): each node is a subagent, with tool progress."
@@ -98,12 +94,12 @@ def writer_turn(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent: a Swarm template (each run gets its own copy); ``env`` picks the model."""
-    env = os.environ if env is None else env
+    pace = model(researcher_turn, env)
     researcher = Agent(name="researcher", description="Searches the notes, then hands off to the writer.",
-                       model=model_from_env(researcher_turn, env=env), tools=[notes_tool(scripted_delay(env) * 10)],
+                       model=pace, tools=[notes_tool(getattr(pace, "delay", 0.0) * 10)],
                        system_prompt="Search the notes with search_notes, then hand off to the writer.",
                        callback_handler=None)
-    writer = Agent(name="writer", description="Writes the final answer.", model=model_from_env(writer_turn, env=env),
+    writer = Agent(name="writer", description="Writes the final answer.", model=model(writer_turn, env),
                    system_prompt="Write a short, friendly answer from the notes you were handed.",
                    callback_handler=None)
     swarm = Swarm([researcher, writer], max_handoffs=3, max_iterations=4)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -29,11 +28,17 @@ from ag_ui.core import RunAgentInput
 from strands import Agent, tool
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior, ToolCallContext, ToolResultContext
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import (
+    StrandsAgent,
+    StrandsAgentConfig,
+    Text,
+    ToolBehavior,
+    ToolCallContext,
+    ToolResultContext,
+    Turn,
+    create_strands_app,
+)
+from strands_agui.examples._common import call, model, serve, tool_outcomes, user_text
 
 NAME = "shared_state"
 DESCRIPTION = "A recipe the user and the agent edit together through AG-UI shared state."
@@ -274,7 +279,7 @@ def scenario(messages: Messages) -> Turn:
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
+        model=model(scenario, env),
         tools=[generate_recipe],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,
