@@ -236,7 +236,7 @@ def scenario(messages: Messages) -> Turn:
         return [Text(f"Searching flights from {origin} to {destination}."),
                 call("search_flights", {"flights": flights_for(origin, destination, travel_date(words))})]
     found = _PLACE.search(words)
-    if found or re.search(r"\b(hotels?|stay|room)\b", words, re.IGNORECASE):
+    if re.search(r"\b(hotels?|stay|room|rooms)\b", words, re.IGNORECASE):
         where = _place(found.group(1)) if found else "Seattle"
         return [Text(f"Looking for hotels in {where}."), call("search_hotels", {"hotels": hotels_for(where)})]
     return [Text("I can search flights (\"flights from SFO to JFK next Tuesday\") and hotels (\"hotels in downtown "

@@ -120,7 +120,15 @@ def planner_turn(messages: Messages) -> Turn:
         title = checklist(user_text(messages))[0]
         failed = isinstance(outcomes[-1].data, Mapping) and "error" in outcomes[-1].data
         return [Text("I could not draw it." if failed else f"Here it is: {title}, drawn above.")]
+    if not _VISUAL.search(user_text(messages)):
+        return [Text("I answer with UI: ask me for a card or a checklist, like \"a packing checklist: passport, "
+                     "charger and sunscreen\", and I design it, with a Done button you can press.")]
     return [Text("Let me design that for you."), call("generate_a2ui", {"intent": "create"})]
+
+
+# a request for something drawn: what it is, or a verb asking for one
+_VISUAL = re.compile(r"\b(?:card|cards|list|lists|checklist|to-?do|todo|form|dashboard|table|surface|ui)\b|"
+                     r"^\s*(?:please\s+)?(?:show|draw|render|design|build)\b", re.IGNORECASE)
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:

@@ -126,7 +126,13 @@ def planner_turn(messages: Messages) -> Turn:
         if isinstance(data, Mapping) and "error" in data:
             return [Text(f"I could not draw it: {data['error']}")]
         return [Text(f"Here it is: {title_of(user_text(messages))}, side by side above.")]
+    if not _COMPARE.search(user_text(messages)):
+        return [Text("I compare things side by side as cards: ask me to \"compare 3 luxury hotels\" (or add "
+                     "\"broken\" to watch each surface fail validation, be redesigned, then give up cleanly).")]
     return [Text("Let me put that in a visual comparison."), call("generate_a2ui", {"intent": "create"})]
+
+
+_COMPARE = re.compile(r"\b(?:compare|comparison|versus|vs|side by side|show|list)\b", re.IGNORECASE)
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:

@@ -141,26 +141,31 @@ _PLANS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 _OBJECT = re.compile(r"^\S+(?:\s+up)?\s+(?:(?:a|an|the|my|our|some)\s+)?(.*)$", re.IGNORECASE)
 
 
-def plan_steps(request: str) -> list[dict[str, str]]:
+_PRONOUN = re.compile(r"^(?:it|this|that|them|me|us|you|something|anything)\b", re.IGNORECASE)
+_QUESTION = re.compile(r"^(?:why|what|how|who|when|where|which|is|are|does|do|did)\b", re.IGNORECASE)
+
+
+def plan_steps(request: str) -> list[dict[str, str]] | None:
     """3 to 5 pending steps for ``request``: its listed parts when it has 3 or more, else the steps its verb
-    calls for ("Help me launch a podcast" -> "Decide who the podcast is for", ...), else a generic plan."""
-    task = _LEAD.sub("", request.strip()).rstrip(" .!?") or "your task"
+    calls for ("Help me launch a podcast" -> "Decide who the podcast is for", ...); None when it asks for no
+    plan (a question, a greeting, a verb no plan follows)."""
+    task = _LEAD.sub("", request.strip()).rstrip(" .!?")
     listed = task.split(":", 1)[-1]  # "a party: book a venue, send invitations, ..." lists after the colon
     parts = [p.strip(" .!?") for p in _PARTS.split(listed) if p.strip(" .!?")]
-    if len(parts) >= 3:
+    if len(parts) >= 3 and not _QUESTION.match(task):
         descriptions = [p[:1].upper() + p[1:] for p in parts[:5]]
     else:
         thing = _OBJECT.match(task)
         template = next((steps for verb, steps in _PLANS if verb.match(task)), None)
-        if template and thing and thing.group(1):
-            descriptions = [step.format(snippet(thing.group(1), 40)) for step in template]
-        else:
-            short = snippet(task, 50)
-            descriptions = [f"Agree on the goal: {short[:1].lower() + short[1:]}", "Gather what it needs",
-                            "Do the work", "Check the result with you"]
-            if len(task) > 60:
-                descriptions.append("Wrap up and share it")
+        if not (template and thing and thing.group(1)) or _PRONOUN.match(thing.group(1)):
+            return None
+        descriptions = [step.format(snippet(thing.group(1), 40)) for step in template]
     return [{"description": d, "status": "pending"} for d in descriptions]
+
+
+NO_PLAN = ("I turn a goal into a plan and work through it step by step. Tell me what you want to do, like "
+           "\"launch a podcast\", \"organise a team offsite\", or list the steps yourself: \"a trip: book "
+           "flights, find a hotel, then plan the days\".")
 
 
 def scenario(messages: Messages) -> Turn:
@@ -168,8 +173,10 @@ def scenario(messages: Messages) -> Turn:
     outcomes = [o for o in tool_outcomes(messages) if o.name == "create_plan"]
     if outcomes:  # not reached when serving: the run stops after the plan's result
         return [Text("All steps of the plan are done.")]
-    request = user_text(messages) or "get started"
+    request = user_text(messages)
     steps = plan_steps(request)
+    if steps is None:
+        return [Text(NO_PLAN)]
     goal = _LEAD.sub("", request.strip()).split(":", 1)[0].rstrip(" .!?")
     goal = goal[:1].lower() + goal[1:]
     about = (f" for {goal}" if re.match(r"(?:a|an|the|my|our)\b", goal) else f" to {goal}") if goal else ""

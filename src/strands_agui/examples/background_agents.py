@@ -93,6 +93,11 @@ class ConfirmBookings(InterventionHandler):
 _AFTER = re.compile(r"\b(?:on|to)\s+([A-Za-z][A-Za-z' -]*)")
 
 
+def refusal(result: str) -> str:
+    """Why a call did not run, in the user's terms (never the tool's message pasted back)."""
+    return "you said no." if re.search(r"\b(?:reject|declin|denied|no)\w*", result, re.IGNORECASE) else "it failed."
+
+
 def scenario(messages: Messages) -> Turn:
     """The scripted model's next turn (see the module docstring)."""
     outcomes = tool_outcomes(messages)
@@ -104,12 +109,14 @@ def scenario(messages: Messages) -> Turn:
             elif outcome.name == "book_flight" and isinstance(outcome.data, Mapping) and outcome.data.get("booked"):
                 sentences.append(f"Your flight to {outcome.data.get('city')} is booked.")
             elif outcome.name == "book_flight":
-                sentences.append(f"I did not book the flight: {outcome.text}")
+                sentences.append(f"I did not book the flight to {outcome.input.get('city') or 'there'}: "
+                                 f"{refusal(outcome.text)}")
             elif (outcome.name == "cancel_flight" and isinstance(outcome.data, Mapping)
                   and outcome.data.get("cancelled")):
                 sentences.append(f"Your flight to {outcome.data.get('city')} is cancelled.")
             elif outcome.name == "cancel_flight":
-                sentences.append(f"I did not cancel the flight: {outcome.text}")
+                sentences.append(f"I did not cancel the flight to {outcome.input.get('city') or 'there'}: "
+                                 f"{refusal(outcome.text)}")
             else:  # a background task's delivered result
                 sentences.append("The report is ready: see its card.")
         return [Text(" ".join(sentences))]
@@ -120,6 +127,9 @@ def scenario(messages: Messages) -> Turn:
         return [call("write_report", {"topic": subject or "sales"})]
     if "cancel" in words.lower():
         return [call("cancel_flight", {"city": subject or "Lisbon"})]
+    if not re.search(r"\b(?:book|fly|flight|flights|trip|ticket)\b", words, re.IGNORECASE):
+        return [Text("I write reports in the background (\"write a report on sales\"), book flights and cancel "
+                     "them; you confirm each booking and each cancellation.")]
     return [Text(f"I will book a flight to {subject or 'Lisbon'} once you confirm."),
             call("book_flight", {"city": subject or "Lisbon"})]
 

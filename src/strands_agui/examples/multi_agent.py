@@ -47,8 +47,11 @@ FRONTEND_TOOLS: list[Tool] = []
 _REQUEST = re.compile(r"User Request: (.*)")
 # how people ask about a topic: the words after it are the topic ("What do you know about solar power?")
 _ASKING = re.compile(r"^(?:please\s+|hi[,!]?\s+|hey[,!]?\s+)*(?:(?:can|could) you\s+)?(?:what do (?:you|we) know about|"
-                     r"what (?:is|are)|who (?:is|are)|tell me (?:about|what you know about)|research|look up|"
+                     r"what (?:is|are)|who (?:is|are)|who (?:owns|runs|maintains|built|wrote)|"
+                     r"tell me (?:about|what you know about)|research|look up|"
                      r"search (?:the notes )?for|find (?:out )?about|explain|summari[sz]e)\s+", re.IGNORECASE)
+ASK_A_TOPIC = ("The team (a researcher and a writer) answers from our notes: ask about a topic, like \"What do you "
+               "know about solar power?\" or \"Who owns the payments API?\".")
 
 
 def notes_tool(pause: float) -> Any:
@@ -65,18 +68,23 @@ def notes_tool(pause: float) -> Any:
     return search_notes
 
 
-def topic_of(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The user's request inside the Swarm's node context (or the user's words)."""
+def topic_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    """What the user asks about, from their request inside the Swarm's node context (or their words): the words
+    after how people ask about a topic ("Who owns the billing service?" -> "the billing service"); None when the
+    request asks about no topic."""
     words = user_text(messages)
     found = _REQUEST.search(words)
     request = (found.group(1) if found else words).strip()
-    topic = _ASKING.sub("", request).strip(" ?.!")
-    return snippet(topic, 60) or "your question"
+    asking = _ASKING.match(request)
+    topic = request[asking.end():].strip(" ?.!") if asking else ""
+    return snippet(topic, 60) or None
 
 
 def researcher_turn(messages: Messages) -> Turn:
     outcomes = tool_outcomes(messages)
     topic = topic_of(messages)
+    if topic is None:
+        return [Text(ASK_A_TOPIC)]
     if any(o.name == "handoff_to_agent" for o in outcomes):
         return [Text("Handed over to the writer.")]
     notes = [o.text for o in outcomes if o.name == "search_notes"]
@@ -86,7 +94,7 @@ def researcher_turn(messages: Messages) -> Turn:
 
 
 def writer_turn(messages: Messages) -> Turn:
-    topic = topic_of(messages)
+    topic = topic_of(messages) or "it"
     return [Text(f"Here is what the team knows about {topic}: three notes mention it, it is well documented "
                  "and widely used, and it has an owner you can ask. (Two scripted agents wrote this: a "
                  "researcher and a writer, each shown as a subagent.)")]
