@@ -3,6 +3,8 @@
 The names match the existing ``ag_ui_strands`` integration, so switching is an import change.
 """
 
+from typing import TYPE_CHECKING
+
 from .config import (
     MediaFetchPolicy,
     PredictStateMapping,
@@ -21,6 +23,14 @@ from .tooling.models import model_from_env
 from .tooling.replay import replay, replay_to_list
 from .tooling.scripted import Reasoning, ScriptedModel, Text, ToolUse, Turn
 from .tooling.testing import assert_replay_matches
+
+if TYPE_CHECKING:
+    from .server.app import add_ping, create_strands_app
+    from .server.console.page import mount_console
+    from .server.endpoint import add_strands_fastapi_endpoint
+    from .server.settings import AppSettings, EndpointSettings
+    from .tooling.a2ui import RETRY_HEADER as A2UI_RETRY_HEADER
+    from .tooling.a2ui import a2ui_tool
 
 __all__ = [
     "A2UI_RETRY_HEADER",

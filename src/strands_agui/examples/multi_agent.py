@@ -50,6 +50,10 @@ _ASKING = re.compile(r"^(?:please\s+|hi[,!]?\s+|hey[,!]?\s+)*(?:(?:can|could) yo
                      r"what (?:is|are)|who (?:is|are)|who (?:owns|runs|maintains|built|wrote)|"
                      r"tell me (?:about|what you know about)|research|look up|"
                      r"search (?:the notes )?for|find (?:out )?about|explain|summari[sz]e)\s+", re.IGNORECASE)
+# a topic named on its own ("resumable runs", "Redis"): a few words, no question, not small talk or a command
+_BARE_TOPIC = re.compile(r"(?!(?:hi|hello|hey|thanks|thank|ok|okay|yes|no|why|how|when|where|which|who|what|tell|"
+                         r"make|can|could|would|please|ignore|help|write|do|does|is|are|give|show|stop)\b)"
+                         r"[A-Za-z][\w'-]*(?: [\w'-]+){0,4}\.?", re.IGNORECASE)
 ASK_A_TOPIC = ("The team (a researcher and a writer) answers from our notes: ask about a topic, like \"What do you "
                "know about solar power?\" or \"Who owns the payments API?\".")
 
@@ -76,7 +80,7 @@ def topic_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
     found = _REQUEST.search(words)
     request = (found.group(1) if found else words).strip()
     asking = _ASKING.match(request)
-    topic = request[asking.end():].strip(" ?.!") if asking else ""
+    topic = request[asking.end():].strip(" ?.!") if asking else request if _BARE_TOPIC.fullmatch(request) else ""
     return snippet(topic, 60) or None
 
 
