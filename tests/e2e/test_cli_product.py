@@ -78,17 +78,14 @@ def test_a_file_partial_would_refuse_is_not_offered_partial(tmp_path: Path,
     assert "replay what it holds with --partial" in capsys.readouterr().err
 
 
-def test_events_in_redis_without_the_redis_extra_say_what_to_install(tmp_path: Path) -> None:
-    shim = tmp_path / "shim" / "redis"
-    shim.mkdir(parents=True)
-    (shim / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'redis'\", name='redis')\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shim.parent), *sys.path])}
-    argv = [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--resumable", "--events", "redis://127.0.0.1:1/0",
-            "--port", "1"]
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == ("strands-agui: error: --events redis://127.0.0.1:1/0 needs redis: pip install "
-                                   "'strands-agui[redis]'"), done.stderr
+def test_events_in_redis_without_the_redis_extra_say_what_to_install(monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("redis", "redis.asyncio"):
+        monkeypatch.setitem(sys.modules, name, None)  # `import redis` fails, as without the redis extra
+    assert main(["serve", "--resumable", "--events", "redis://127.0.0.1:1/0", "--port", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == ("strands-agui: error: --events redis://127.0.0.1:1/0 needs redis: pip install "
+                                         "'strands-agui[redis]'"), err
 
 
 def test_record_into_a_reader_that_stops_early_ends_quietly(tmp_path: Path) -> None:
