@@ -25,6 +25,7 @@ from .tooling.scripted import Reasoning, ScriptedModel, Text, ToolUse, Turn
 from .tooling.testing import assert_replay_matches
 
 if TYPE_CHECKING:
+    from .server.agentcore import create_agentcore_app
     from .server.app import add_ping, create_strands_app
     from .server.console.page import mount_console
     from .server.endpoint import add_strands_fastapi_endpoint
@@ -58,6 +59,7 @@ __all__ = [
     "add_ping",
     "add_strands_fastapi_endpoint",
     "assert_replay_matches",
+    "create_agentcore_app",
     "create_strands_app",
     "env_flag",
     "model_from_env",
@@ -70,8 +72,8 @@ __all__ = [
 
 _ON_FIRST_USE = {"AppSettings": "server.settings", "EndpointSettings": "server.settings", "add_ping": "server.app",
                  "add_strands_fastapi_endpoint": "server.endpoint", "create_strands_app": "server.app",
-                 "mount_console": "server.console.page", "a2ui_tool": "tooling.a2ui",
-                 "A2UI_RETRY_HEADER": "tooling.a2ui"}
+                 "create_agentcore_app": "server.agentcore", "mount_console": "server.console.page",
+                 "a2ui_tool": "tooling.a2ui", "A2UI_RETRY_HEADER": "tooling.a2ui"}
 
 
 def __getattr__(name: str) -> object:

@@ -66,29 +66,21 @@ def test_every_guard_and_state_in_the_table_is_known_and_every_guard_is_answered
 
 
 def test_one_machine_mechanism_guards_defined_once() -> None:
-    """The translator, the opening and the served run's driver each hold a ``machine.Machine`` of a ``Table``; no
-    model carries a patched ``trigger`` or a guard method of its own (issue 27)."""
+    """The translator and the opening hold one ``machine.Machine`` of a ``Table`` (the served run's driver too:
+    ``tests/server/test_driver.py``); no model carries a patched ``trigger`` or a guard method of its own."""
     from strands_agui.core.machine import GUARDS, Machine
     from strands_agui.core.opening import RunOpening
     from strands_agui.core.translator import Translator
-    from strands_agui.server.transport.driver import DRIVER, RunDriver
     from tests.support.scenarios import run_input
 
     opening = StrandsAgent(BY_NAME["backend_tool"].agent()).opening(run_input())
     opening.start()
     translator = opening.translator(RunFacts())
+    assert isinstance(translator.machine, Machine)
     assert translator.machine is opening.machine and translator.machine.model is translator
-    driver = RunDriver(_nothing(), lambda event: b"", object(), keepalive=1, coalesce=0,  # type: ignore[arg-type]
-                       keepalive_frame=None)
-    assert isinstance(driver.machine, Machine) and driver.machine.table is DRIVER
-    for owner in (Translator, RunOpening, RunDriver):
+    for owner in (Translator, RunOpening):
         assert not hasattr(owner, "trigger")
         assert not any(hasattr(owner, guard) for guard in GUARDS)
-
-
-async def _nothing():  # type: ignore[no-untyped-def]
-    return
-    yield
 
 
 class Bare:

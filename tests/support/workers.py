@@ -37,16 +37,25 @@ def serve(sessions: Path | str, workers: int = 1, app: str | None = None, *extra
     added; yields its base URL once ``/ping`` answers."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0", **(env or {})}
-    url = f"http://127.0.0.1:{port}"
-    with running([sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions",
-                  str(sessions), "--workers", str(workers), "--log-level", "warning", *(("--app", app) if app else ()),
-                  *extra], env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
+    argv = [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions",
+            str(sessions), "--workers", str(workers), "--log-level", "warning", *(("--app", app) if app else ()),
+            *extra]
+    with serving(argv, port, env, cwd) as (url, pid):
+        PIDS[url] = pid
         try:
-            wait_until_serving(proc, url)
-            PIDS[url] = proc.pid
             yield url
         finally:
             PIDS.pop(url, None)
+
+
+@contextmanager
+def serving(argv: list[str], port: int, env: dict[str, str], cwd: Path = ROOT) -> Iterator[tuple[str, int]]:
+    """``argv`` in its own process group, serving on ``port``: its base URL and process id once ``/ping`` answers;
+    the group is stopped on the way out, however the block ends (``tests/support/processes.py``)."""
+    url = f"http://127.0.0.1:{port}"
+    with running(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
+        wait_until_serving(proc, url)
+        yield url, proc.pid
 
 
 def post(url: str, body: dict[str, Any], route: str = ROUTE) -> list[dict[str, Any]]:

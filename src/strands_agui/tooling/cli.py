@@ -1,6 +1,7 @@
 """``strands-agui``: serve, record, replay, diagram.
 
-    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--reload] [--sessions DIR|s3://B/P] [--threads]
+    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--agentcore] [--reload] [--sessions DIR|s3://B/P]
+                       [--threads]
                        [--pause-retention S] [--workers N] [--no-docs]
                        [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
                        [--metrics]
@@ -43,6 +44,7 @@ from .cli_checks import (
     replay_config,
 )
 from .cli_parser import DEFAULT_APP, build_parser
+from .serving import agentcore_serving, serve_address
 
 USAGE_ERROR = 2
 WORKER_HEALTHCHECK_SECONDS = 60  # uvicorn's 5 s kills a worker still importing the app on a loaded machine, forever
@@ -159,32 +161,43 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import shutil
 
     from ..runtime.sessions import DEFAULT_DIRECTORY
-    from ..server.app import without_api_docs
     from .serving import run_uvicorn
 
     made = serve_environment(args)
     try:
-        app: Any = load_app(args.app)  # also checked when the workers import it themselves
-        imported = args.workers > 1 or args.reload  # uvicorn imports the app itself, in each worker or reload
-        factory = args.no_docs and imported
-        if factory:
-            os.environ[APP_ENV] = args.app
-            app = f"{__name__}:app_without_docs"
-        elif imported:
-            app = args.app  # workers import the app themselves
-        elif args.no_docs:
-            app = without_api_docs(app)
+        app, factory, options = agentcore_serving(args) if args.agentcore else _app_to_serve(args)
         check_port_free(args.host, args.port)
         sessions = ServeEnvironment.from_env().sessions or str(DEFAULT_DIRECTORY)
         reloading = f", reloading when a .py file under {os.getcwd()} changes" if args.reload else ""
         print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s)"
               f"{reloading}); paused runs are kept in {sessions}", file=sys.stderr)
         run_uvicorn(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers,
-                    factory=factory, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS, reload=args.reload)
+                    factory=factory, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS, reload=args.reload,
+                    **options)
     finally:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
     return 0
+
+
+def _app_to_serve(args: argparse.Namespace) -> tuple[Any, bool, dict[str, Any]]:
+    """What uvicorn serves: the app (or, when it imports it itself, its name or factory), whether it is a factory,
+    and uvicorn options of its own (none)."""
+    import os
+
+    from ..server.app import without_api_docs
+
+    app: Any = load_app(args.app)  # also checked when the workers import it themselves
+    imported = args.workers > 1 or args.reload  # uvicorn imports the app itself, in each worker or reload
+    factory = args.no_docs and imported
+    if factory:
+        os.environ[APP_ENV] = args.app
+        app = f"{__name__}:app_without_docs"
+    elif imported:
+        app = args.app  # workers import the app themselves
+    elif args.no_docs:
+        app = without_api_docs(app)
+    return app, factory, {}
 
 
 def serve_environment(args: argparse.Namespace) -> str | None:
@@ -195,6 +208,7 @@ def serve_environment(args: argparse.Namespace) -> str | None:
     from dataclasses import replace
     from pathlib import Path
 
+    serve_address(args)
     if args.workers < 1:
         raise CliError(f"--workers {args.workers}: give at least 1 worker")
     if args.reload and args.workers > 1:
