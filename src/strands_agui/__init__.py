@@ -70,17 +70,19 @@ __all__ = [
 ]
 
 
-_ON_FIRST_USE = {"AppSettings": "server.settings", "EndpointSettings": "server.settings", "add_ping": "server.app",
-                 "add_strands_fastapi_endpoint": "server.endpoint", "create_strands_app": "server.app",
-                 "create_agentcore_app": "server.agentcore", "mount_console": "server.console.page",
-                 "a2ui_tool": "tooling.a2ui", "A2UI_RETRY_HEADER": "tooling.a2ui"}
+_SERVED = {"AppSettings": "settings", "EndpointSettings": "settings", "add_ping": "app",
+           "add_strands_fastapi_endpoint": "endpoint", "create_strands_app": "app",
+           "create_agentcore_app": "agentcore", "mount_console": "console.page"}
+"""The names the package serves from ``server/``: imported on first use, so the translator loads no FastAPI."""
+_A2UI = {"a2ui_tool": "a2ui_tool", "A2UI_RETRY_HEADER": "RETRY_HEADER"}
+"""The names from ``tooling/a2ui.py``: imported on first use, so only an A2UI agent loads the A2UI toolkit."""
 
 
 def __getattr__(name: str) -> object:
-    # The server (FastAPI) and the A2UI toolkit are imported on first use, so the translator loads neither.
-    if name in _ON_FIRST_USE:
-        from importlib import import_module
+    from importlib import import_module
 
-        module = import_module(f".{_ON_FIRST_USE[name]}", __name__)
-        return getattr(module, "RETRY_HEADER" if name == "A2UI_RETRY_HEADER" else name)
+    if name in _SERVED:
+        return getattr(import_module(f".server.{_SERVED[name]}", __name__), name)
+    if name in _A2UI:
+        return getattr(import_module(".tooling.a2ui", __name__), _A2UI[name])
     raise AttributeError(name)
