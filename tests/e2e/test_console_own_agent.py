@@ -26,7 +26,7 @@ from tests.support.paths import REPO
 from tests.support.wire import run_input, sse_events, types
 
 ROOT = REPO
-SECTION = "Serve your agent"
+SECTION = "Serve your own app, and put your agent in the console"
 SSE = {"Accept": "text/event-stream"}
 INSPECT = {"strandsAgui": {"inspect": True}}
 
