@@ -158,7 +158,8 @@ async def test_a_question_about_the_recipe_is_answered_not_applied() -> None:
 @pytest.mark.parametrize("name", ["human_in_the_loop", "background_agents"])
 async def test_no_flight_is_booked_unless_one_is_asked_for(name: str) -> None:
     module = next(m for m in examples() if m.NAME == name)
-    for prompt in ("Who owns the billing service?", "hello", "Why is the sky blue?"):
+    for prompt in ("Who owns the billing service?", "hello", "Why is the sky blue?", "Why is the report late?",
+                   "How do I cancel a flight?"):
         _, calls, _ = await answer_calls(module, prompt)
         assert calls == [], prompt
 

@@ -90,6 +90,11 @@ class ConfirmBookings(InterventionHandler):
         return Confirm(prompt=f"Book a flight to {event.tool_use['input'].get('city')}?")
 
 
+# a request, not a word: "write a report on sales", "cancel my flight" (not "why is the report late?")
+_QUESTION = re.compile(r"^\s*(?:why|what|how|who|when|where|which|is|are|was|were|do|does|did)\b", re.IGNORECASE)
+_ASKS_REPORT = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could) you\s+)?(?:write|draft|prepare|make|create|"
+                          r"generate|start)\b.*\breport\b", re.IGNORECASE)
+_ASKS_CANCEL = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could) you\s+)?cancel\b", re.IGNORECASE)
 _AFTER = re.compile(r"\b(?:on|to)\s+([A-Za-z][A-Za-z' -]*)")
 
 
@@ -123,11 +128,11 @@ def scenario(messages: Messages) -> Turn:
     words = user_text(messages)
     match = _AFTER.search(words)
     subject = match.group(1).strip(" .'-") if match else None
-    if "report" in words.lower():
+    if _ASKS_REPORT.search(words):
         return [call("write_report", {"topic": subject or "sales"})]
-    if "cancel" in words.lower():
+    if _ASKS_CANCEL.search(words):
         return [call("cancel_flight", {"city": subject or "Lisbon"})]
-    if not re.search(r"\b(?:book|fly|flight|flights|trip|ticket)\b", words, re.IGNORECASE):
+    if _QUESTION.match(words) or not re.search(r"\b(?:book|fly|flight|flights|trip|ticket)\b", words, re.IGNORECASE):
         return [Text("I write reports in the background (\"write a report on sales\"), book flights and cancel "
                      "them; you confirm each booking and each cancellation.")]
     return [Text(f"I will book a flight to {subject or 'Lisbon'} once you confirm."),
