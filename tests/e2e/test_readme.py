@@ -164,7 +164,8 @@ def test_every_snippet_imports_only_the_public_api() -> None:
 
 
 def _commands(block: Block) -> list[list[str]]:
-    return [shlex.split(line, comments=True) for line in block.code.splitlines() if line.strip()]
+    """The block's commands, a line ending in a backslash continued on the next, as a shell reads them."""
+    return [shlex.split(line, comments=True) for line in block.code.replace("\\\n", " ").splitlines() if line.strip()]
 
 
 def _saved(tmp_path: Path, which: str) -> tuple[Path, list[list[str]]]:
