@@ -251,3 +251,18 @@ def test_the_readme_and_the_makefile_state_the_same_suite_time() -> None:
     readme = stated.findall(BLOCKS[0].code)
     makefile = stated.findall((ROOT / "Makefile").read_text(encoding="utf-8"))
     assert len(readme) == 1 and readme == makefile, (readme, makefile)
+
+
+@pytest.mark.slow
+def test_the_record_and_replay_recipe_is_green_on_its_first_run(tmp_path: Path) -> None:
+    """docs/record-and-replay.md's module, saved as the file it names, run as it says (`pytest weather_app.py`):
+    the first run records the log and keeps the golden file, the next replays the log against it."""
+    (module,) = [b for b in blocks(ROOT / "docs" / "record-and-replay.md")
+                 if b.section == "Record and replay" and b.language in PYTHON]
+    (tmp_path / "weather_app.py").write_text(module.code, encoding="utf-8")
+    env = {**_env(tmp_path), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    for attempt in ("records", "replays"):
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "weather_app.py"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and "1 passed" in done.stdout, (attempt, done.stdout[-3000:])
+    assert (tmp_path / "weather.jsonl").is_file() and (tmp_path / "golden" / "weather.jsonl").is_file()
