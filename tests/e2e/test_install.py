@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.support.install import clean_env, free_port, installed_venv
+from tests.support.processes import running
 from tests.support.wire import SSE_HEADERS, parse_sse, run_input
 
 
@@ -28,10 +29,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def served(installed: Path, tmp_path: Path) -> Iterator[str]:
     port = free_port()
-    server = subprocess.Popen([str(installed / "bin" / "strands-agui"), "serve", "--port", str(port)], cwd=tmp_path,
-                              env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
-    try:
+    with running([str(installed / "bin" / "strands-agui"), "serve", "--port", str(port)], cwd=tmp_path,
+                 env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as server:
         deadline = time.monotonic() + 120
         while True:
             assert server.poll() is None, server.communicate()[0]
@@ -42,9 +42,6 @@ def served(installed: Path, tmp_path: Path) -> Iterator[str]:
                 assert time.monotonic() < deadline, "strands-agui serve did not start"
                 time.sleep(0.2)
         yield base
-    finally:
-        server.terminate()
-        server.communicate(timeout=30)
 
 
 @pytest.mark.slow

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from tests.support.processes import running
 from tests.support.wire import post_events
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -50,16 +51,11 @@ def serve(sessions: Path | str, workers: int = 1, app: str | None = None, *extra
 @contextmanager
 def serving(argv: list[str], port: int, env: dict[str, str], cwd: Path = ROOT) -> Iterator[tuple[str, int]]:
     """``argv`` in its own process group, serving on ``port``: its base URL and process id once ``/ping`` answers;
-    the group is stopped (SIGTERM) on the way out."""
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    the group is stopped on the way out, however the block ends (``tests/support/processes.py``)."""
     url = f"http://127.0.0.1:{port}"
-    try:
+    with running(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
         wait_until_serving(proc, url)
         yield url, proc.pid
-    finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(20)
 
 
 def post(url: str, body: dict[str, Any], route: str = ROUTE) -> list[dict[str, Any]]:

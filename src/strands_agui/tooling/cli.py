@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import traceback
 from collections.abc import AsyncIterator, Sequence
@@ -67,14 +68,26 @@ def _write(events: AsyncIterator[BaseEvent], fmt: str, input_data: RunAgentInput
         last = None
         async for last in events:
             sent = as_sent(last)
-            if fmt == "sse":
-                sys.stdout.write(encoder.encode(sent))
-            else:
-                sys.stdout.write(sent.model_dump_json(by_alias=True, exclude_none=True) + "\n")
-        sys.stdout.flush()
+            try:
+                sys.stdout.write(encoder.encode(sent) if fmt == "sse" else
+                                 sent.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+            except BrokenPipeError:
+                _reader_gone()
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _reader_gone()
         return last
 
     return asyncio.run(pump())
+
+
+def _reader_gone() -> None:
+    """The reader closed our stdout (``record ... | head``): the rest of the run goes nowhere, and the run still
+    ends as it would (its log complete, no generator torn down halfway)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -119,14 +132,14 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_diagram(args: argparse.Namespace) -> int:
-    from .diagrams import DOT_HINT, GRAPHVIZ_HINT, embed_in_readme, graphviz_missing, render
+    from .diagrams import embed_in_readme, graphviz_hint, graphviz_missing, render
 
     if args.console and (missing := graphviz_missing()):
-        raise CliError(f"--console draws the console's SVG, but {missing}: {GRAPHVIZ_HINT}")
+        raise CliError(f"--console draws the console's SVG, but {missing}: {graphviz_hint()}")
     for path in render(args.out, with_svg=not args.no_svg):
         print(path)
     if missing := graphviz_missing(with_svg=not args.no_svg):
-        hint = DOT_HINT if args.no_svg else GRAPHVIZ_HINT  # --no-svg never needs Graphviz's `dot`
+        hint = graphviz_hint(with_svg=not args.no_svg)  # --no-svg never needs Graphviz's `dot`
         print(f"strands-agui: wrote the Mermaid diagrams only ({missing}); {hint}", file=sys.stderr)
     if args.readme and embed_in_readme(args.readme):
         print(args.readme)
@@ -234,12 +247,22 @@ def resumable_environment(args: argparse.Namespace, environment: ServeEnvironmen
                        "are one process's: a reconnect reaching another worker would not find its run)")
     if args.detach_seconds is not None and not 0 <= args.detach_seconds < float("inf"):
         raise CliError(f"--detach-seconds {args.detach_seconds}: give a number of seconds >= 0")
+    if events := args.events or environment.events:
+        needs_redis(str(events))
     environment = replace(environment, resumable=True)
     if args.events:
         environment = replace(environment, events=args.events)
     if args.detach_seconds is not None:
         environment = replace(environment, detach_seconds=float(args.detach_seconds))
     return environment
+
+
+def needs_redis(events: str) -> None:
+    """Events in Redis need the redis extra: say so before any worker imports the app."""
+    try:
+        import redis.asyncio  # noqa: F401
+    except ImportError:
+        raise CliError(f"--events {events} needs redis: pip install 'strands-agui[redis]'") from None
 
 
 def metrics_environment(args: argparse.Namespace,
