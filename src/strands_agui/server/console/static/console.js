@@ -120,7 +120,8 @@ class ConsoleApp {
     this.examples = [];
     this.current = null;      // the selected example
     this.controller = null;   // AbortController of the run in flight
-    this.following = null;    // a run the page attached to after a reload ({path, runId}): Stop cancels it
+    this.active = null;       // the run in flight ({path, runId, cancels}): Stop cancels it on the server when
+                              // closing its stream would not (a resumable run, a run attached to after a reload)
     this.selectedRun = null;  // the run the inspector shows (null: the newest)
     this.renderQueued = false;
     this.unavailable = "";    // why nothing can be sent (no examples), or ""
@@ -187,18 +188,16 @@ class ConsoleApp {
     const { runId } = t.liveRun;
     t.liveRun = null;
     const input = { threadId: t.threadId, runId, messages: clone(t.messages), state: clone(t.state) };
-    this.following = { path, runId };  // Stop cancels it on the server: the page did not start it
-    try {
-      await this.consume(path, t, newRun(input, "reattached"), (signal) => followRun(path, runId, signal));
-    } finally {
-      this.following = null;
-    }
+    await this.consume(path, t, newRun(input, "reattached"), (signal) => followRun(path, runId, signal), true);
   }
 
-  // Apply a run's events to the thread as they come; true when it ended with RUN_FINISHED.
-  async consume(path, t, run, events) {
+  // Apply a run's events to the thread as they come; true when it ended with RUN_FINISHED. A resumable run
+  // (GET /examples `resumable`) outlives its stream, waiting for a reconnect: Stop cancels it by its cancel route.
+  async consume(path, t, run, events, attached = false) {
     t.runs.push(run);
     this.selectedRun = null;
+    const resumable = !!this.examples.find((e) => e.path === path)?.resumable;
+    this.active = { path, runId: run.input.runId, cancels: attached || resumable };
     this.controller = new AbortController();
     t.busy = true;
     this.setBusy(true);
@@ -218,6 +217,7 @@ class ConsoleApp {
       addNotice(t, stopped ? "halt" : "error", stopped ? "Run stopped." : `${err.message || err}`);
     } finally {
       this.controller = null;
+      this.active = null;
       t.busy = false;
       this.setBusy(false);
     }
@@ -405,7 +405,7 @@ class ConsoleApp {
     });
     $("stop").addEventListener("click", () => {
       if (!this.controller) return;
-      if (this.following) cancelRun(this.following.path, this.following.runId);
+      if (this.active?.cancels) cancelRun(this.active.path, this.active.runId);
       this.controller.abort();
     });
     $("messages").addEventListener("a2ui-action", (e) => this.sendA2uiAction(e.detail));
