@@ -9,7 +9,8 @@ Everything is in the package's ``static`` directory (no build step, no network r
     AG-UI reducer mirroring ``@ag-ui/client``, the trace and log events, how a run ends, a thread's status;
   - the transport, ``transport.js``: the SSE reader and the page's requests, failures in words a person can
     act on;
-  - the views: ``views.js`` (messages, tool cards, subagents, interrupts), ``markdown.js`` (safe markdown),
+  - the views, each drawing with ``dom.js`` (``el``, ``setText``, ``reconcile``; it imports nothing, so no view
+    imports another to get them and no two modules import each other): ``views.js`` (messages, tool cards, subagents, interrupts), ``markdown.js`` (safe markdown),
     ``chart.js`` (charts a tool result asks for), ``a2ui.js`` (A2UI surfaces, painted as the render call
     streams), ``state.js`` (state views), ``diagram.js`` (the run machine: a focused view and the whole
     diagram), ``inspector.js`` (the trace), ``downloads.js`` (the trace and the log);
@@ -57,6 +58,7 @@ ASSET_PREFIX = "/console/"
 ASSETS: dict[str, str] = {
     "console.css": "text/css; charset=utf-8",
     "store.js": "text/javascript; charset=utf-8",
+    "dom.js": "text/javascript; charset=utf-8",
     "transport.js": "text/javascript; charset=utf-8",
     "markdown.js": "text/javascript; charset=utf-8",
     "views.js": "text/javascript; charset=utf-8",

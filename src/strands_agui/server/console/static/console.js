@@ -16,7 +16,8 @@ import {
 } from "./store.js";
 import { forgetThread, regeneration, rememberThread, rememberedThreadId, restoreThread } from "./threads.js";
 import { cancelRun, fetchExamples, followRun, streamRun } from "./transport.js";
-import { el, renderConversation, setText } from "./views.js";
+import { el, setText } from "./dom.js";
+import { renderConversation } from "./views.js";
 
 const $ = (id) => document.getElementById(id);
 const MAX_FOLLOW_UPS = 5;

@@ -5,7 +5,7 @@
 "use strict";
 
 import { transitionsOf } from "./store.js";
-import { el, setText } from "./views.js";
+import { el, setText } from "./dom.js";
 
 const ZOOM_STEP = 1.25;
 // The moves of the table as the SVG names them: id "move-<trigger>-<source>-<target>" (names use "_" only).

@@ -3,7 +3,7 @@
 // forwardedProps.strandsAgui.inspect; see server/console/inspector.py). Text deltas are grouped into one row.
 "use strict";
 
-import { el, setText } from "./views.js";
+import { el, setText } from "./dom.js";
 
 // What the empty inspector says, for the run shown: why there is nothing, and what to do.
 function emptyText(run) {

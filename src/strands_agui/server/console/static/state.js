@@ -2,7 +2,7 @@
 // else as a readable tree. Every value goes on the page through textContent.
 "use strict";
 
-import { el } from "./views.js";
+import { el } from "./dom.js";
 
 const STEP_ICON = { pending: "○", in_progress: "◔", completed: "✓", failed: "✕", skipped: "–", stopped: "■" };
 const SETTLED = { stopped: "stopped", cancelled: "cancelled", error: "run failed", unreachable: "server unreachable" };

@@ -10,20 +10,8 @@ import { findCall } from "./store.js";
 import { barChart, chartValues } from "./chart.js";
 import { thumbs } from "./feedback.js";
 import { renderMarkdown } from "./markdown.js";
+import { el, reconcile, setText } from "./dom.js";
 
-export function el(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-export function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
-
-// Put `wanted` into `container` in this order, reusing the nodes already there.
-export function reconcile(container, wanted) {
-  wanted.forEach((item, i) => { if (container.children[i] !== item) container.insertBefore(item, container.children[i] || null); });
-  while (container.children.length > wanted.length) container.lastChild.remove();
-}
 
 function keyed(container, key, make) {
   return container.querySelector(`:scope > [data-key="${CSS.escape(key)}"]`) || make();
