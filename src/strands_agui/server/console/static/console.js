@@ -129,6 +129,9 @@ class ConsoleApp {
     this.machine = new MachineView({
       panel: $("machine-panel"), pill: $("machine-state"), last: $("machine-last"), focus: $("machine-focus"),
       full: $("machine-full"), diagram: $("machine-diagram"), zoomIn: $("zoom-in"), zoomOut: $("zoom-out"), zoomFit: $("zoom-fit"),
+      close: $("machine-close"), scrubber: $("machine-scrubber"), scrub: $("scrub"), prev: $("scrub-prev"),
+      next: $("scrub-next"), live: $("scrub-live"), label: $("scrub-label"), panelSlot: $("machine-scrub-slot"),
+      sheetSlot: $("machine-sheet-slot"), title: $("sheet-title"),
     });
     this.inspector = { select: $("inspector-run"), list: $("inspector"), empty: $("inspector-empty") };
   }
@@ -136,10 +139,11 @@ class ConsoleApp {
   thread(path = this.current.path) {
     if (this.threads[path]) return this.threads[path];
     const t = this.threads[path] = newThread(this.examples.find((e) => e.path === path)?.initialState);
-    t.threadId = rememberedThreadId(path) || t.threadId;  // a reload continues the thread (threads.js)
-    rememberThread(path, t.threadId);
-    // only where the server keeps threads (GET /examples `threads`): elsewhere the route would answer 404
-    if (this.examples.find((e) => e.path === path)?.threads !== false) {
+    const remembered = rememberedThreadId(path);  // a reload continues the thread (threads.js)
+    t.threadId = remembered || t.threadId;
+    // only a thread a run was sent on (remembered then), where the server keeps threads (GET /examples `threads`):
+    // elsewhere the route would answer 404, which the browser logs
+    if (remembered && this.examples.find((e) => e.path === path)?.threads !== false) {
       restoreThread(path, t).then((restored) => {
         if (restored) this.render(path);
         if (t.liveRun) this.attach(path, t);
@@ -181,6 +185,7 @@ class ConsoleApp {
     };
     if (resume) input.resume = resume;
     if (parentRunId) input.parentRunId = parentRunId;
+    rememberThread(example.path, t.threadId);
     return this.consume(example.path, t, newRun(input, label), (signal) => streamRun(example.path, input, signal));
   }
 
@@ -347,7 +352,7 @@ class ConsoleApp {
     $("download-log").disabled = !log.text;
     $("download-log").title = log.note;
     $("download-log").dataset.partial = String(log.partial);
-    this.machine.render(run, t.busy);
+    this.machine.render(run, t.busy, { restored: !!t.restored, waiting: t.pendingInterrupts.length > 0 });
   }
 
   // The example's suggested prompts (GET /examples `prompts`): a click sends one.

@@ -35,6 +35,7 @@ export async function restoreThread(path, thread) {
   const kept = await response.json();
   thread.messages = [...(kept.messages || []), ...(kept.liveRun?.messages || [])];
   thread.liveRun = kept.liveRun || null;
+  thread.restored = true;  // its earlier runs were not traced in this page: the machine and inspector say so
   if (kept.state && typeof kept.state === "object") thread.state = kept.state;
   // a run on the thread answers its pending interrupts (a resume) or leaves them (a new message): no card then
   thread.pendingInterrupts = thread.liveRun ? [] : kept.pendingInterrupts || [];
