@@ -107,3 +107,25 @@ def test_the_scrubber_steps_through_the_run_s_moves(page: Any, examples: LiveSer
     expect(page.locator('[data-testid="scrub-label"]')).to_contain_text("before the first move")
     page.click('[data-testid="scrub-live"]')
     expect(pill).to_have_text("finished")
+
+
+def test_at_390_px_tool_cards_stay_in_their_subagent_and_the_inspector_reads_as_one_column(
+        page: Any, examples: LiveServer) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_example(page, examples, "/multi_agent")
+    send(page, "What do you know about solar power?")
+    wait_idle(page)
+    out = page.evaluate("""() => [...document.querySelectorAll('.subagent .tool')].map((t) => {
+        const card = t.getBoundingClientRect(), bubble = t.closest('.msg').getBoundingClientRect();
+        const block = t.closest('.subagent').getBoundingClientRect();
+        return Math.max(card.right - bubble.right, card.right - block.right, bubble.right - block.right);
+    })""")
+    assert out and max(out) <= 0.5, out  # they stuck out ~18 px
+    head = page.locator("#inspector-panel .inspector-head")
+    spans = head.locator("span")
+    arrows = [spans.nth(i).evaluate("n => getComputedStyle(n, '::before').content") for i in range(3)]
+    assert arrows[1:] == ['"→ "', '"→ "'], arrows  # "Strands event → transitions → AG-UI events"
+    tops = {round(spans.nth(i).bounding_box()["y"]) for i in range(3)}
+    rows = page.locator('[data-testid="inspector-step"] summary').first
+    columns = rows.evaluate("n => getComputedStyle(n).gridTemplateColumns.split(' ').length")
+    assert columns == 2 and len(tops) == 1, (columns, tops)  # one stacked column, its heads one line in its order
