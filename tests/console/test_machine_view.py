@@ -43,7 +43,8 @@ def test_stop_settles_the_machine(page: Any, scripted: LiveServer) -> None:
     page.click("#stop")
     wait_idle(page)
     expect(page.locator('[data-testid="machine-state"]')).to_have_text("stopped in awaiting_result")
-    expect(focus.locator('[data-testid="focus-words"]')).to_have_text("stopped by you: no further move reaches this page")
+    words = focus.locator('[data-testid="focus-words"]')
+    expect(words).to_have_text("stopped by you: no further move reaches this page")
     expect(focus.locator('[data-testid="focus-next-move"]')).to_have_count(0)  # it listed the moves of a running run
     expect(focus.locator('[data-testid="focus-no-move"]')).to_have_text("none: you stopped the run")
     assert "tools are running" not in focus.inner_text()

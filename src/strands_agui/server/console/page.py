@@ -9,11 +9,13 @@ Everything is in the package's ``static`` directory (no build step, no network r
     AG-UI reducer mirroring ``@ag-ui/client``, the trace and log events, how a run ends, a thread's status;
   - the transport, ``transport.js``: the SSE reader and the page's requests, failures in words a person can
     act on;
-  - the views, each drawing with ``dom.js`` (``el``, ``setText``, ``reconcile``; it imports nothing, so no view
-    imports another to get them and no two modules import each other): ``views.js`` (messages, tool cards, subagents, interrupts), ``markdown.js`` (safe markdown),
-    ``chart.js`` (charts a tool result asks for), ``a2ui.js`` (A2UI surfaces, painted as the render call
-    streams), ``state.js`` (state views), ``diagram.js`` (the run machine: a focused view, a scrubber
-    over the recorded moves and the whole diagram; its words, as data, in ``machine_view.js``), ``inspector.js`` (the trace), ``downloads.js`` (the trace and the log);
+  - the views, each drawing with ``dom.js`` (``el``, ``setText``, ``reconcile``; it imports nothing, so no
+    view imports another to get them and no two modules import each other): ``views.js`` (messages, tool
+    cards, subagents, interrupts, background task cards), ``markdown.js`` (safe markdown), ``chart.js``
+    (charts a tool result asks for), ``a2ui.js`` (A2UI surfaces, painted as the render call streams),
+    ``state.js`` (state views), ``diagram.js`` (the run machine: a focused view, a scrubber over the recorded
+    moves and the whole diagram; its words, as data, in ``machine_view.js``), ``inspector.js`` (the trace),
+    ``downloads.js`` (the trace and the log);
 
   and ``console.js``, the app wiring them (all its state on one object), ``threads.js`` (a reload restores
   the thread through the thread API; regenerate), ``openlog.js`` (Open a log: a ``.jsonl`` run
