@@ -79,3 +79,35 @@ def test_stop_ends_the_servers_run(page: Any, served: Served, mode: str) -> None
     if threads:  # the stored thread holds no answer the stopped run would have given (or nothing: 404)
         kept = httpx.get(f"{served.url}/{mode}/threads/{sent['threadId']}", timeout=10)
         assert kept.status_code == 404 or FINAL not in json.dumps(kept.json()["messages"]), kept.text
+
+
+@pytest.fixture(scope="module")
+def examples_as_make_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serve(tmp_path_factory.mktemp("plan") / "sessions", 1, None, "--threads", "--resumable") as url:
+        yield url
+
+
+def test_stop_ends_a_plan_that_was_still_ticking(page: Any, examples_as_make_runs: str) -> None:
+    """The plan example's run has halted (``stop_streaming_after_result``) when its steps tick: what ticks them is
+    its result handler. Stop cancels the run by id, and the handler stops there: before, it went on to the last
+    step, and a reload showed the plan done (0/3 -> 3/3) though the page said the run was stopped."""
+    url = examples_as_make_runs
+    requests: list[Any] = []
+    page.on("request", lambda request: requests.append(request))
+    page.goto(url + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.select_option("#example", "/agentic_generative_ui")
+    send(page, "plan a launch: write the post, record a demo, then ship")
+    expect(page.locator('[data-testid="plan-progress"]')).to_contain_text("1 / 3 done")
+    page.click("#stop")
+    wait_idle(page)
+    (sent,) = run_inputs(requests, "/agentic_generative_ui")
+    deadline = time.monotonic() + 30
+    while True:  # the server's run ends (no live run on the thread), then its thread holds what it sent
+        kept = httpx.get(f"{url}/agentic_generative_ui/threads/{sent['threadId']}", timeout=10)
+        if kept.status_code == 200 and not kept.json().get("liveRun"):
+            break
+        assert time.monotonic() < deadline, kept.text
+        time.sleep(0.1)
+    steps = kept.json()["state"]["steps"]
+    assert [s["status"] for s in steps].count("completed") < len(steps), steps
