@@ -80,6 +80,17 @@ def test_make_run_restores_the_thread_after_a_reload_and_a_restart(page: Any, tm
         wait_idle(page)
         reload(page)
         shows_the_thread(page)
+        page.select_option("#example", "/multi_agent")  # a Swarm's messages come back in their subagents' blocks
+        send(page, "What do you know about solar power?")
+        wait_idle(page)
+        expect(page.locator('[data-testid="subagent"]')).to_have_count(2)
+        page.reload()
+        page.wait_for_selector("body[data-ready=true]")
+        page.select_option("#example", "/multi_agent")
+        blocks = page.locator('[data-testid="subagent"]')
+        expect(blocks).to_have_count(2)  # they came back as loose messages
+        expect(blocks.first.locator('[data-tool-name="search_notes"]')).to_have_count(1)
+        expect(blocks.last.locator('[data-role="assistant"]')).to_contain_text("solar power")
     with make_run(port, sessions, log):  # the same address: the page's remembered thread id is the origin's
         reload(page)
         shows_the_thread(page)
