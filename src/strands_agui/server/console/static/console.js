@@ -131,7 +131,7 @@ class ConsoleApp {
       full: $("machine-full"), diagram: $("machine-diagram"), zoomIn: $("zoom-in"), zoomOut: $("zoom-out"), zoomFit: $("zoom-fit"),
       close: $("machine-close"), scrubber: $("machine-scrubber"), scrub: $("scrub"), prev: $("scrub-prev"),
       next: $("scrub-next"), live: $("scrub-live"), label: $("scrub-label"), panelSlot: $("machine-scrub-slot"),
-      sheetSlot: $("machine-sheet-slot"), title: $("sheet-title"),
+      sheetSlot: $("machine-sheet-slot"), title: $("sheet-title"), sheet: $("machine-sheet"), beside: $("chat"),
     });
     this.inspector = { select: $("inspector-run"), list: $("inspector"), empty: $("inspector-empty") };
   }

@@ -25,8 +25,8 @@ function movesOf(svg) {
 
 export class MachineView {
   constructor(root) {
-    // {panel, pill, last, focus, full, diagram, zoomIn, zoomOut, zoomFit, close, scrubber, scrub, prev, next, live,
-    //  label, panelSlot, sheetSlot}
+    // {panel, pill, last, focus, full, sheet, beside (the chat: a wide sheet leaves it free), diagram, zoomIn,
+    //  zoomOut, zoomFit, close, scrubber, scrub, prev, next, live, label, panelSlot, sheetSlot, title}
     this.root = root;
     this.zoom = "fit";          // "fit", or screen pixels per SVG unit
     this.moves = [];
@@ -63,7 +63,11 @@ export class MachineView {
     close.addEventListener("click", () => { full.open = false; });
     full.addEventListener("toggle", () => this.opened());
     full.addEventListener("keydown", (e) => { if (e.key === "Escape") full.open = false; });
-    window.addEventListener("resize", () => { if (full.open && this.zoom === "fit") this.setZoom("fit"); });
+    window.addEventListener("resize", () => {
+      if (!full.open) return;
+      this.placeSheet();
+      if (this.zoom === "fit") this.setZoom("fit");
+    });
     this.wirePan();
     this.wireScrubber();
   }
@@ -73,7 +77,16 @@ export class MachineView {
     const { full, scrubber, sheetSlot, panelSlot } = this.root;
     (full.open ? sheetSlot : panelSlot).append(scrubber);
     document.body.dataset.machineOpen = String(full.open);
-    if (full.open) { this.setZoom("fit"); this.root.close.focus(); }
+    if (full.open) { this.placeSheet(); this.setZoom("fit"); this.root.close.focus(); }
+  }
+
+  // Wide (>= 1280 px): the sheet beside the chat, so a person sends and watches the whole machine at once;
+  // narrower, it covers the window (Close, or Escape, goes back to the chat).
+  placeSheet() {
+    const { sheet, beside } = this.root;
+    const wide = window.innerWidth >= 1280 && beside, box = beside?.getBoundingClientRect();
+    sheet.style.left = wide ? `${Math.round(box.right + 12)}px` : "";
+    sheet.style.top = wide ? `${Math.round(Math.max(12, box.top))}px` : "";  // the header's controls stay free
   }
 
   wirePan() {
