@@ -5,13 +5,17 @@ its moves); the inspector groups a subagent's text deltas as it does the run's."
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import expect
 
 from tests.console.browser import open_example, send, wait_idle
+from tests.console.gallery import Hold, Route, held_examples, routes, run_to_the_middle
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.slow  # a browser (Chromium) per module
@@ -60,15 +64,36 @@ def test_a_halt_says_why_while_the_plan_still_ticks(page: Any, examples: LiveSer
     expect(page.locator('[data-testid="plan-progress"]')).to_contain_text("3 / 3 done")
 
 
-def test_subagents_machines_follow_the_swarm_and_the_scrubber_steps_through_them(page: Any,
-                                                                                  examples: LiveServer) -> None:
-    open_example(page, examples, "/multi_agent")
-    page.evaluate(RECORD)
-    send(page, "What do you know about solar power?")
+def events_until(served: LiveServer, route: Route, kind: str) -> int:
+    """How many events a whole run of the route sends up to its first event of ``kind``."""
+    with httpx.stream("POST", served.url + route.path, json=route.body, timeout=60,
+                      headers={"Accept": "text/event-stream"}) as response:
+        count = 0
+        for line in response.iter_lines():
+            if line.startswith("data:"):
+                count += 1
+                if json.loads(line[5:])["type"] == kind:
+                    return count
+    raise AssertionError(f"{route.path} sent no {kind}")
+
+
+@pytest.fixture(scope="module")
+def held() -> Iterator[tuple[LiveServer, Hold]]:
+    with held_examples() as served:
+        yield served
+
+
+def test_subagents_machines_follow_the_swarm_and_the_scrubber_steps_through_them(
+        page: Any, held: tuple[LiveServer, Hold]) -> None:
+    served, hold = held
+    route = next(r for r in routes(served) if r.path == "/multi_agent")
+    run_to_the_middle(page, served, hold, route, events_until(served, route, "TOOL_CALL_START"))  # held while
+    # the researcher's tool call streams
+    focus = page.locator('[data-testid="machine-focus"]')
+    expect(focus.locator('[data-testid="focus-current"]')).to_have_text("ready")  # the run waits on its Swarm
+    expect(focus.locator('[data-testid="focus-subagent"][data-active="true"]')).to_have_count(1)
+    hold.release.set()
     wait_idle(page)
-    seen = page.evaluate("window.seen")
-    live = [sub for s in seen if s["state"] == "ready" for sub in s["subs"] if sub.endswith("|true")]
-    assert live, seen  # while the run sat on `ready`, a subagent's own machine moved beside it
     chips = page.locator('[data-testid="focus-subagent"]')
     expect(chips).to_have_count(2)
     expect(chips.first).to_have_attribute("data-state", "finished")
