@@ -1,46 +1,26 @@
-"""One gated agent behind the four serving modes, for the browser test of Stop
+"""One gated agent (``tests/support/live_app.py``'s) behind the four serving modes, for the browser test of Stop
 (``strands-agui serve --app tests.console.stop_app:app --sessions DIR``): ``/plain`` (SSE), ``/threads`` (threads
 kept on the server), ``/resumable`` (a resumable run) and ``/threads_resumable`` (both: what ``docs/console.md``
 prescribes for a reload mid-run). Each says ``SO_FAR``, calls ``wait_for_gate`` (which returns once the file
-``$STOP_APP_GATE`` exists), then says ``FINAL``. Every endpoint counts its runs by outcome at ``GET /metrics``
+``$LIVE_APP_GATE`` exists), then says ``FINAL``. Every endpoint counts its runs by outcome at ``GET /metrics``
 (``strands_agui_runs_total{agent=<path's name>}``): how a test reads, from the server, how a run ended."""
 
 from __future__ import annotations
 
-import asyncio
-import os
-import time
-from typing import Any
-
 from fastapi import FastAPI
-from strands import Agent, tool
+from strands import Agent
 
 from strands_agui import StrandsAgent
 from strands_agui.server.app import add_ping
 from strands_agui.server.console.page import mount_console
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
-from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
+from strands_agui.tooling.scripted import ScriptedModel
+from tests.support.live_app import FINAL, SO_FAR, gated, wait_for_gate
 
-SO_FAR = "Waiting at the gate."
-FINAL = "Through the gate at last."
-GATE_SECONDS = 120.0
+__all__ = ["FINAL", "MODES", "SO_FAR", "app"]
+
 MODES = {"plain": (False, False), "threads": (True, False), "resumable": (False, True),
          "threads_resumable": (True, True)}  # name -> (threads, resumable)
-
-
-@tool
-async def wait_for_gate() -> str:
-    """Wait until the test opens the gate (the file ``$STOP_APP_GATE`` exists)."""
-    gate, deadline = os.environ.get("STOP_APP_GATE", ""), time.monotonic() + GATE_SECONDS
-    while gate and not os.path.exists(gate) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    return "the gate is open"
-
-
-def gated(messages: Any) -> list[Any]:
-    if any("toolResult" in block for block in messages[-1]["content"]):
-        return [Text(FINAL, chunks=2)]
-    return [Text(SO_FAR, chunks=2), ToolUse("wait_for_gate", {})]
 
 
 def _agent(name: str, threads: bool) -> StrandsAgent:

@@ -5,10 +5,8 @@ served without ``--threads``: a reload kept the thread id and lost every message
 
 from __future__ import annotations
 
-import os
 import shlex
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +18,7 @@ from playwright.sync_api import expect
 
 from tests.console.browser import send, wait_idle
 from tests.support.paths import REPO
-from tests.support.workers import free_port, wait_until_serving
+from tests.support.workers import free_port, serve
 
 pytestmark = pytest.mark.slow  # two served processes and a browser
 
@@ -37,19 +35,9 @@ def run_flags() -> list[str]:
 
 @contextmanager
 def make_run(port: int, sessions: Path, log: Path) -> Iterator[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0",
-           "STRANDS_AGUI_SESSIONS": str(sessions)}
-    with log.open("w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "strands_agui.tooling.cli", "serve", *run_flags(), "--port",
-                                 str(port), "--log-level", "warning"], env=env, cwd=REPO, stdout=subprocess.DEVNULL,
-                                stderr=err, start_new_session=True)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_until_serving(proc, url)
-            yield url
-        finally:
-            os.killpg(proc.pid, 15)
-            proc.wait(20)
+    """The examples served as ``make run`` serves them, on ``port``, its stderr (the startup line) in ``log``."""
+    with log.open("w") as err, serve(sessions, 1, None, *run_flags(), port=port, stderr=err) as url:
+        yield url
 
 
 def reload(page: Any) -> None:

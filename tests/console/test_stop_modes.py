@@ -39,7 +39,7 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     tmp = tmp_path_factory.mktemp("stop")
     gate = tmp / "gate-open"
-    with serve(tmp / "sessions", 1, "tests.console.stop_app:app", env={"STOP_APP_GATE": str(gate)}) as url:
+    with serve(tmp / "sessions", 1, "tests.console.stop_app:app", env={"LIVE_APP_GATE": str(gate)}) as url:
         try:
             yield Served(url, gate)
         finally:

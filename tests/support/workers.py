@@ -31,15 +31,15 @@ def free_port() -> int:
 
 @contextmanager
 def serve(sessions: Path | str, workers: int = 1, app: str | None = None, *extra: str, cwd: Path = ROOT,
-          env: dict[str, str] | None = None) -> Iterator[str]:
+          env: dict[str, str] | None = None, port: int | None = None, stderr: Any = subprocess.PIPE) -> Iterator[str]:
     """``strands-agui serve`` (of ``app``, else the examples) in its own process group, in ``cwd``, with ``env``
-    added; yields its base URL once ``/ping`` answers."""
-    port = free_port()
+    added, on ``port`` (default: a free one), its stderr to ``stderr``; yields its base URL once ``/ping`` answers."""
+    port = free_port() if port is None else port
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0", **(env or {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions", str(sessions),
          "--workers", str(workers), "--log-level", "warning", *(("--app", app) if app else ()), *extra],
-        env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_serving(proc, url)
@@ -86,7 +86,7 @@ def wait_until_serving(proc: subprocess.Popen[bytes], url: str) -> None:
     """Until ``url``/ping answers 200; fails when the server exits first or takes over 300 s."""
     deadline = time.monotonic() + 300  # a loaded machine starts slowly; this bounds a hang, not speed
     while True:
-        assert proc.poll() is None, f"server exited: {proc.stderr.read().decode()[-2000:]}"  # type: ignore[union-attr]
+        assert proc.poll() is None, f"server exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}"
         try:
             if httpx.get(f"{url}/ping", timeout=1).status_code == 200:
                 return
