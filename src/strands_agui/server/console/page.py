@@ -17,7 +17,8 @@ Everything is in the package's ``static`` directory (no build step, no network r
     moves and the whole diagram; its words, as data, in ``machine_view.js``), ``inspector.js`` (the trace),
     ``downloads.js`` (the trace and the log);
 
-  and ``console.js``, the app wiring them (all its state on one object), ``threads.js`` (a reload restores
+  and ``console.js``, the app wiring them (all its state on one object), ``frontend_tools.js`` (the tools the
+  page runs: ``change_background``, ...), ``threads.js`` (a reload restores
   the thread through the thread API; regenerate), ``openlog.js`` (Open a log: a ``.jsonl`` run
   log replayed by ``POST /console/replay``, the run machine without a model, shown as a run);
 * ``vendor/``: markdown-it and fast-json-patch (MIT, licences beside them);
@@ -73,6 +74,7 @@ ASSETS: dict[str, str] = {
     "downloads.js": "text/javascript; charset=utf-8",
     "a2ui.js": "text/javascript; charset=utf-8",
     "console.js": "text/javascript; charset=utf-8",
+    "frontend_tools.js": "text/javascript; charset=utf-8",
     "openlog.js": "text/javascript; charset=utf-8",
     "threads.js": "text/javascript; charset=utf-8",
     "vendor/markdown-it.min.js": "text/javascript; charset=utf-8",
