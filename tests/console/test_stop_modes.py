@@ -111,3 +111,8 @@ def test_stop_ends_a_plan_that_was_still_ticking(page: Any, examples_as_make_run
         time.sleep(0.1)
     steps = kept.json()["state"]["steps"]
     assert [s["status"] for s in steps].count("completed") < len(steps), steps
+    page.reload()  # the restored plan: what its stopped run left open is not "in progress"
+    page.wait_for_selector("body[data-ready=true]")
+    page.select_option("#example", "/agentic_generative_ui")
+    expect(page.locator('[data-testid="plan-progress"]')).to_contain_text("its run ended")
+    expect(page.locator('[data-testid="plan-step"][data-status="in_progress"]')).to_have_count(0)

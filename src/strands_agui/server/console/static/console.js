@@ -272,7 +272,8 @@ class ConsoleApp {
     $("chat").style.background = t.background;  // per thread: never carried to another example
     $("chat").dataset.background = t.background;
     const last = currentRun(t);
-    const settled = !t.busy && last && !["finished", "interrupt", "running"].includes(last.status) ? last.status : "";
+    const settled = t.busy ? "" : last ? (["finished", "interrupt", "running"].includes(last.status) ? "" : last.status)
+      : t.restored ? "ended" : "";  // restored with no run on it: what its plan left open is not in progress
     renderState($("state"), t.state, (state) => { if (!t.busy) { t.state = state; this.render(path); } }, { settled });
     setText($("thread-id"), `thread ${t.threadId.slice(0, 8)}`);
     const status = threadStatus(t);
