@@ -5,7 +5,8 @@
 #   make test      deps + tools + pytest, a file per worker (pytest-xdist; PYTEST_WORKERS=0 runs in one process)
 #                  (PYTEST_ARGS='tests/e2e/test_oracles.py -x' to narrow; PYTEST_ARGS='-m "not slow"' skips the tests over ~5 s)
 #   make test-frontends  only the CopilotKit-in-a-browser tests (tests/frontends/, part of `make test`)
-#   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools
+#   make run       serve the examples + console   (ARGS='--port 8000' ...): pip install -e . only, no dev tools;
+#                  threads kept on the server and resumable runs (RUN_FLAGS), so a reload or a restart loses nothing
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
 #   make proto     regenerate server/transport/proto/agui_v1/*_pb2.py(i) from the vendored AG-UI .proto files
 #   make screenshots  the console screenshots in docs/ (headless Chromium)
@@ -42,6 +43,9 @@ DOJO_SDIST := $(DOJO_DIR)/.upstream/ag_ui_strands-1.0.2.tar.gz
 DOJO_SDIST_SHA256 := 61e8183a275e47ce49c5f217f91c460dde5659f3dc58d3cf5651260da96973d1
 NODE_STAMPS := $(addsuffix /node_modules/.package-lock.json,$(NODE_DIRS))
 PYTEST_ARGS ?=
+# what `make run` serves with: a reload restores the thread (--threads, kept in the sessions directory, so also
+# across a restart) and reattaches to a run in flight (--resumable); RUN_FLAGS= serves without them
+RUN_FLAGS ?= --threads --resumable
 # the tests wait on subprocesses, browsers and sockets more than on the CPU: three workers on two cores
 # (the whole suite in 5 min 44 s on this 2-core machine, 2026-11-28: docs/reliability.md); the files are handed out longest
 # first (tests/support/schedule.py), not by their number of tests (xdist's default, --loadscope-reorder)
@@ -135,7 +139,7 @@ test-frontends: deps tools
 	@$(PYTEST_ENV) $(PYTHON) -m pytest -q $(PYTEST_XDIST) $(FRONTENDS_DIR) $(PYTEST_ARGS)
 
 run: $(RUN_STAMP)
-	@$(BIN)/strands-agui serve $(ARGS)
+	@$(BIN)/strands-agui serve $(RUN_FLAGS) $(ARGS)
 
 diagrams: deps tools
 	$(BIN)/strands-agui diagram --out diagrams --readme docs/run-machine.md --console src/strands_agui/server/console/static/run_machine.svg

@@ -87,9 +87,11 @@ def test_the_task_card_updates_until_it_holds_the_report(page: Any, examples: Li
     card = page.locator('[data-role="activity"]')
     expect(card).to_have_count(1)
     wait_idle(page)
-    expect(card).to_contain_text("background_task")
-    expect(card).to_contain_text("status: completed")
-    expect(card).to_contain_text("Report on sales: all indicators are fine.")
+    expect(card.locator('[data-testid="task-name"]')).to_have_text("write_report")  # a card, not a field dump
+    expect(card.locator('[data-testid="task-status"]')).to_have_text("completed")
+    expect(card.locator('[data-testid="task-result"]')).to_have_text("Report on sales: all indicators are fine.")
+    expect(card).not_to_contain_text("background_task")
+    expect(card).not_to_contain_text("taskId")
     expect(page.locator('[data-role="assistant"]').last).to_contain_text("The report is ready")
 
 
@@ -104,7 +106,7 @@ def test_a_stopped_run_shows_its_task_cancelled(page: Any, examples: LiveServer,
     expect(page.locator("#stop")).to_be_enabled()
     page.click("#stop")
     wait_idle(page)
-    expect(card).to_contain_text("status: cancelled")
+    expect(card.locator('[data-testid="task-status"]')).to_have_text("cancelled")
     expect(card).to_have_attribute("data-status", "cancelled")
     expect(card).not_to_contain_text("Report on sales")
 

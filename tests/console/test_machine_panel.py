@@ -52,6 +52,7 @@ def test_machine_highlights_states_and_downloads_replay(page: Any, examples: Liv
     assert len(seen) >= 3 and [states.index(s) for s in seen] == sorted(states.index(s) for s in seen), states
     visited = page.eval_on_selector_all("#machine-diagram g.state.visited", "nodes => nodes.map(n => n.id)")
     assert {f"state-{s}" for s in expected} <= set(visited), visited
+    page.click('[data-testid="machine-close"]')  # the whole machine's sheet lies over the inspector
 
     rows = page.locator('[data-testid="inspector-step"]')
     tool_row = rows.filter(has_text="open_tool_call")

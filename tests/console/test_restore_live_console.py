@@ -148,7 +148,37 @@ def test_a_reload_with_an_approval_pending_shows_its_card_and_approving_resumes(
     card = page.locator('[data-testid="interrupt-card"]')
     expect(card).to_have_count(1)
     expect(card.locator('[data-testid="interrupt-message"]')).to_contain_text("Oslo")
+    # the machine and the inspector agree with the header ("waiting for you"), and say the thread was restored
+    # (they said "idle", "No move yet: send a message", and nothing)
+    expect(page.locator("#status")).to_have_text("waiting for you")
+    expect(page.locator('[data-testid="focus-current"]')).to_have_text("paused")
+    expect(page.locator('[data-testid="focus-words"]')).to_contain_text("restored after a reload")
+    expect(page.locator('[data-testid="inspector-empty"]')).to_contain_text("restored from the server after a reload")
+    answer = page.locator('[data-role="assistant"]').filter(has=page.locator('[data-tool-name="book_flight"]'))
+    expect(answer.locator('[data-testid="feedback"]')).to_have_count(1)
+    last = answer.evaluate("n => n.lastElementChild.dataset.testid")
+    assert last == "feedback", last  # the thumbs under the tool card (a reload drew them above it)
     card.locator('[data-testid="approve"]').click()
     wait_idle(page)
     assert "Oslo is booked" in assistant_texts(page)[-1]
     expect(page.locator('[data-testid="error"]')).to_have_count(0)
+
+
+def test_a_new_thread_asks_the_server_for_nothing(browser: Any, kept: LiveServer) -> None:
+    """A thread no run was sent on is not looked up (the server answered 404, which the browser logs); once a run
+    was sent, a reload restores it."""
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        lookups: list[str] = []
+        page.on("response", lambda r: lookups.append(f"{r.status} {r.url}") if "/threads/" in r.url else None)
+        open_example(page, kept, "/human_in_the_loop")
+        page.select_option("#example", "/gated")
+        page.click("#new-thread")
+        page.reload()
+        page.wait_for_selector("body[data-ready=true]")
+        page.select_option("#example", "/human_in_the_loop")
+        expect(page.locator("#status")).to_have_text("idle")
+        assert lookups == [], lookups
+    finally:
+        context.close()

@@ -59,7 +59,8 @@ def test_mount_console_lists_the_endpoint_by_itself(my_app: ModuleType) -> None:
     with TestClient(my_app.app) as client:
         assert client.get("/examples").json() == [{
             "path": "/weather", "name": "weather", "description": "Weather, with one backend tool.",
-            "frontendTools": [], "initialState": {}, "prompts": ["Weather in Paris?"], "threads": False}]
+            "frontendTools": [], "initialState": {}, "prompts": ["Weather in Paris?"], "threads": False,
+            "resumable": False}]
         assert client.get("/").status_code == 200
 
 

@@ -67,6 +67,22 @@ def test_no_resource_from_another_origin() -> None:
     assert " style=" not in console_html()
 
 
+def test_the_page_s_modules_import_no_cycle_and_only_served_files() -> None:
+    """The ES modules' imports form no cycle (``a2ui.js`` and ``views.js`` imported each other for ``el``: now
+    both take it from ``dom.js``), and each module imported is one the console serves."""
+    graph = {name: set(re.findall(r'^import[^;]*?from "\./([\w./-]+)";', static_text(name), re.M))
+             for name in ASSETS if name.endswith(".js") and not name.startswith("vendor/")}
+    assert all(imported <= set(ASSETS) for imported in graph.values()), graph
+
+    def reaches(start: str, seen: tuple[str, ...]) -> None:
+        for name in graph.get(start, ()):
+            assert name not in seen, f"import cycle: {' -> '.join((*seen, name))}"
+            reaches(name, (*seen, name))
+
+    for module in graph:
+        reaches(module, (module,))
+
+
 def test_vendored_libraries_carry_their_licences() -> None:
     for library in ("markdown-it", "fast-json-patch"):
         assert (STATIC / "vendor" / f"{library}.min.js").is_file()

@@ -32,15 +32,15 @@ def free_port() -> int:
 
 @contextmanager
 def serve(sessions: Path | str, workers: int = 1, app: str | None = None, *extra: str, cwd: Path = ROOT,
-          env: dict[str, str] | None = None) -> Iterator[str]:
+          env: dict[str, str] | None = None, port: int | None = None, stderr: Any = subprocess.PIPE) -> Iterator[str]:
     """``strands-agui serve`` (of ``app``, else the examples) in its own process group, in ``cwd``, with ``env``
-    added; yields its base URL once ``/ping`` answers."""
-    port = free_port()
+    added, on ``port`` (default: a free one), its stderr to ``stderr``; yields its base URL once ``/ping`` answers."""
+    port = free_port() if port is None else port
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0", **(env or {})}
     argv = [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions",
             str(sessions), "--workers", str(workers), "--log-level", "warning", *(("--app", app) if app else ()),
             *extra]
-    with serving(argv, port, env, cwd) as (url, pid):
+    with serving(argv, port, env, cwd, stderr) as (url, pid):
         PIDS[url] = pid
         try:
             yield url
@@ -49,11 +49,13 @@ def serve(sessions: Path | str, workers: int = 1, app: str | None = None, *extra
 
 
 @contextmanager
-def serving(argv: list[str], port: int, env: dict[str, str], cwd: Path = ROOT) -> Iterator[tuple[str, int]]:
+def serving(argv: list[str], port: int, env: dict[str, str], cwd: Path = ROOT,
+            stderr: Any = subprocess.PIPE) -> Iterator[tuple[str, int]]:
     """``argv`` in its own process group, serving on ``port``: its base URL and process id once ``/ping`` answers;
-    the group is stopped on the way out, however the block ends (``tests/support/processes.py``)."""
+    its stderr to ``stderr``; the group is stopped on the way out, however the block ends
+    (``tests/support/processes.py``)."""
     url = f"http://127.0.0.1:{port}"
-    with running(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
+    with running(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr) as proc:
         wait_until_serving(proc, url)
         yield url, proc.pid
 
@@ -93,7 +95,7 @@ def wait_until_serving(proc: subprocess.Popen[bytes], url: str) -> None:
     """Until ``url``/ping answers 200; fails when the server exits first or takes over 300 s."""
     deadline = time.monotonic() + 300  # a loaded machine starts slowly; this bounds a hang, not speed
     while True:
-        assert proc.poll() is None, f"server exited: {proc.stderr.read().decode()[-2000:]}"  # type: ignore[union-attr]
+        assert proc.poll() is None, f"server exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}"
         try:
             if httpx.get(f"{url}/ping", timeout=1).status_code == 200:
                 return

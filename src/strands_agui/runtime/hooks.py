@@ -3,7 +3,7 @@ the run: it becomes a ``strands_agui.hook_error`` custom event and the run goes 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import (
@@ -30,11 +30,15 @@ ALLOWED_FROM_HANDLERS = frozenset({
 })
 
 
-async def run_hook(call: HookCall, translator: Translator) -> AsyncIterator[BaseEvent]:
-    """The events one hook call produces, in order."""
+async def run_hook(call: HookCall, translator: Translator,
+                   cancelled: Callable[[], bool] = lambda: False) -> AsyncIterator[BaseEvent]:
+    """The events one hook call produces, in order; a ``custom_result_handler`` stops at the first of its events
+    after ``cancelled()`` says the run was cancelled by id (a halted run plays the rest of its result otherwise:
+    a plan that went on ticking after Stop)."""
     runner = _RUNNERS[call.kind]
     try:
-        async for event in runner(call, translator):
+        async for event in (runner(call, translator, cancelled) if runner is _result_handler
+                            else runner(call, translator)):
             yield event
     except Exception as exc:  # noqa: BLE001 - a user hook's failure is reported, never fatal
         yield hook_failed(call.kind, exc, call.context)
@@ -87,15 +91,20 @@ async def _args_streamer(call: HookCall, translator: Translator) -> AsyncIterato
             yield translator.streamed_args(tool_use_id, rest)
 
 
-async def _result_handler(call: HookCall, translator: Translator) -> AsyncIterator[BaseEvent]:
+async def _result_handler(call: HookCall, translator: Translator,
+                          cancelled: Callable[[], bool]) -> AsyncIterator[BaseEvent]:
     """The handler's events that open or close nothing the machine tracks; its steps and activities must pair:
     a STEP_FINISHED of a step it did not start, or an ACTIVITY_DELTA of an activity it did not start, is refused
-    (a ``hook_error``), and the steps it leaves open are finished when it ends."""
+    (a ``hook_error``), and the steps it leaves open are finished when it ends, or when the run is cancelled (its
+    events are then closed, ``aclose``)."""
     steps, activities = translator.hook_steps, translator.hook_activities
     started: list[str] = []
     failure: Exception | None = None
+    events = call.fn(call.context)
     try:
-        async for event in call.fn(call.context):
+        async for event in events:
+            if cancelled():
+                break
             if event is None:
                 continue
             if not isinstance(event, BaseEvent) or event.type not in ALLOWED_FROM_HANDLERS:
@@ -119,6 +128,10 @@ async def _result_handler(call: HookCall, translator: Translator) -> AsyncIterat
             yield translator.track_state(event)  # the shared state follows the handler's state events
     except Exception as exc:  # noqa: BLE001 - reported by run_hook, once its open steps are finished
         failure = exc
+    finally:
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await aclose()
     for name in started:
         if name in steps:
             steps.discard(name)

@@ -65,7 +65,8 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                 for item in items:  # ``perform`` inline: no async generator per Strands event
                     if isinstance(item, HookCall):
                         try:
-                            async for out in run_hook(item, translator):
+                            stopped = cancel.requested_at_all if cancel is not None else _never
+                            async for out in run_hook(item, translator, stopped):
                                 yield out
                         except asyncio.CancelledError:  # the run is cancelled while a user hook awaits
                             _cancel_in_strands()  # raised again at Strands' next await (anext below)
@@ -169,11 +170,19 @@ async def _conclude(translator: Translator, failure: RunFailure | None, settle: 
         yield out
 
 
+def _never() -> bool:
+    return False
+
+
 class Cancellation:
     """A run's cancel by id: the flag any thread sets, and the application's ``on_cancel``."""
 
     def __init__(self, flag: threading.Event, on_cancel: Callable[[CancelContext], Any] | None) -> None:
         self.flag, self.on_cancel = flag, on_cancel
+
+    def requested_at_all(self) -> bool:
+        """Whether a cancel was requested, halted or not (a halted run's result handler stops there)."""
+        return self.flag.is_set()
 
     def requested(self, translator: Translator) -> bool:
         """Whether the ``cancel`` move is due now: requested, and the run is still going (the move halts it, so

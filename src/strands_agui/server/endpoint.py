@@ -107,7 +107,7 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
                        keepalive=settings.keepalive_seconds, coalesce=settings.coalesce_seconds,
                        reconnected=observability.reconnected)
     document_message_roles(app)
-    list_in_console(app, console_entry(agent, path, settings))
+    list_in_console(app, console_entry(agent, path, settings, resumable=runs is not None))
 
 
 def served_agent(agent: StrandsAgent, settings: EndpointSettings, environment: ServeEnvironment) -> StrandsAgent:
@@ -122,9 +122,12 @@ def served_agent(agent: StrandsAgent, settings: EndpointSettings, environment: S
     return agent
 
 
-def console_entry(agent: StrandsAgent, path: str, settings: EndpointSettings) -> dict[str, Any]:
+def console_entry(agent: StrandsAgent, path: str, settings: EndpointSettings, *, resumable: bool = False
+                  ) -> dict[str, Any]:
     """What the console (``mount_console``) lists for the endpoint: its name and description, and from its
-    settings the prompts it suggests, the frontend tools the page declares, the state a new thread starts with."""
+    settings the prompts it suggests, the frontend tools the page declares, the state a new thread starts with;
+    whether it keeps threads, and whether its runs are resumable (then Stop cancels a run by its cancel route:
+    closing a resumable run's stream leaves it running for a reconnect)."""
     return {
         "path": path,
         "name": settings.name or agent.name,
@@ -134,6 +137,7 @@ def console_entry(agent: StrandsAgent, path: str, settings: EndpointSettings) ->
         "initialState": dict(settings.initial_state or {}),
         "prompts": list(settings.prompts),
         "threads": agent.threads,
+        "resumable": resumable,
     }
 
 

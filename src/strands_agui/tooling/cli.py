@@ -170,7 +170,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         sessions = ServeEnvironment.from_env().sessions or str(DEFAULT_DIRECTORY)
         reloading = f", reloading when a .py file under {os.getcwd()} changes" if args.reload else ""
         print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s)"
-              f"{reloading}); paused runs are kept in {sessions}", file=sys.stderr)
+              f"{reloading}); {'threads and ' if args.threads else ''}paused runs are kept in {sessions}",
+              file=sys.stderr)
         run_uvicorn(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers,
                     factory=factory, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS, reload=args.reload,
                     **options)

@@ -149,16 +149,18 @@ drift."""
 
 
 def console_dot() -> str:
-    """The machine for the console's side panel: top to bottom, each state a node ``state-<name>`` and each
-    row of the table an edge ``move-<trigger>-<source>-<dest>`` (class ``move internal`` when it stays), so
-    the page can highlight the current state and the move that led there."""
+    """The machine for the console's "Whole machine": left to right, an edge's halt and guard on lines of their
+    own under its trigger (so the drawing is about as tall as it is wide, 744 x 618, and reads at any window's
+    size: drawn top to bottom it was 1725 x 282, a strip), each state a node ``state-<name>`` and each row of the
+    table an edge ``move-<trigger>-<source>-<dest>`` (class ``move internal`` when it stays), so the page can
+    highlight the current state and the move that led there."""
     import graphviz
 
     graph = graphviz.Digraph("run_machine", graph_attr={
-        "rankdir": "TB", "bgcolor": "transparent", "nodesep": "0.3", "ranksep": "0.45", "fontname": "Helvetica",
+        "rankdir": "LR", "bgcolor": "transparent", "nodesep": "0.25", "ranksep": "0.35", "fontname": "Helvetica",
     }, node_attr={"shape": "box", "style": "rounded,filled", "fillcolor": "white", "color": "#8c959f",
                   "fontname": "Helvetica", "fontsize": "11", "height": "0.3", "margin": "0.12,0.04"},
-        edge_attr={"fontname": "Helvetica", "fontsize": "8", "color": "#8c959f", "fontcolor": "#57606a",
+        edge_attr={"fontname": "Helvetica", "fontsize": "9", "color": "#8c959f", "fontcolor": "#57606a",
                    "arrowsize": "0.6"})
     for state in STATES:
         graph.node(state, id=f"state-{state}", **{"class": "state"})
@@ -168,7 +170,8 @@ def console_dot() -> str:
             dest = row["dest"] or source
             guard = f" [{row['conditions']}]" if "conditions" in row else ""
             kind = "move internal" if row["dest"] is None else "move"
-            graph.edge(source, dest, label=f"{label(row)}{guard}", id=f"move-{row['trigger']}-{source}-{dest}",
+            text = f"{label(row)}{guard}".replace(" (", "\n(").replace(" [", "\n[")
+            graph.edge(source, dest, label=text, id=f"move-{row['trigger']}-{source}-{dest}",
                        **{"class": kind})
     return str(graph.source)
 

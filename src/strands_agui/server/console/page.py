@@ -9,12 +9,16 @@ Everything is in the package's ``static`` directory (no build step, no network r
     AG-UI reducer mirroring ``@ag-ui/client``, the trace and log events, how a run ends, a thread's status;
   - the transport, ``transport.js``: the SSE reader and the page's requests, failures in words a person can
     act on;
-  - the views: ``views.js`` (messages, tool cards, subagents, interrupts), ``markdown.js`` (safe markdown),
-    ``chart.js`` (charts a tool result asks for), ``a2ui.js`` (A2UI surfaces, painted as the render call
-    streams), ``state.js`` (state views), ``diagram.js`` (the run machine: a focused view and the whole
-    diagram), ``inspector.js`` (the trace), ``downloads.js`` (the trace and the log);
+  - the views, each drawing with ``dom.js`` (``el``, ``setText``, ``reconcile``; it imports nothing, so no
+    view imports another to get them and no two modules import each other): ``views.js`` (messages, tool
+    cards, subagents, interrupts, background task cards), ``markdown.js`` (safe markdown), ``chart.js``
+    (charts a tool result asks for), ``a2ui.js`` (A2UI surfaces, painted as the render call streams),
+    ``state.js`` (state views), ``diagram.js`` (the run machine: a focused view, a scrubber over the recorded
+    moves and the whole diagram; its words, as data, in ``machine_view.js``), ``inspector.js`` (the trace),
+    ``downloads.js`` (the trace and the log);
 
-  and ``console.js``, the app wiring them (all its state on one object), ``threads.js`` (a reload restores
+  and ``console.js``, the app wiring them (all its state on one object), ``frontend_tools.js`` (the tools the
+  page runs: ``change_background``, ...), ``threads.js`` (a reload restores
   the thread through the thread API; regenerate), ``openlog.js`` (Open a log: a ``.jsonl`` run
   log replayed by ``POST /console/replay``, the run machine without a model, shown as a run);
 * ``vendor/``: markdown-it and fast-json-patch (MIT, licences beside them);
@@ -57,6 +61,7 @@ ASSET_PREFIX = "/console/"
 ASSETS: dict[str, str] = {
     "console.css": "text/css; charset=utf-8",
     "store.js": "text/javascript; charset=utf-8",
+    "dom.js": "text/javascript; charset=utf-8",
     "transport.js": "text/javascript; charset=utf-8",
     "markdown.js": "text/javascript; charset=utf-8",
     "views.js": "text/javascript; charset=utf-8",
@@ -64,10 +69,12 @@ ASSETS: dict[str, str] = {
     "feedback.js": "text/javascript; charset=utf-8",
     "state.js": "text/javascript; charset=utf-8",
     "diagram.js": "text/javascript; charset=utf-8",
+    "machine_view.js": "text/javascript; charset=utf-8",
     "inspector.js": "text/javascript; charset=utf-8",
     "downloads.js": "text/javascript; charset=utf-8",
     "a2ui.js": "text/javascript; charset=utf-8",
     "console.js": "text/javascript; charset=utf-8",
+    "frontend_tools.js": "text/javascript; charset=utf-8",
     "openlog.js": "text/javascript; charset=utf-8",
     "threads.js": "text/javascript; charset=utf-8",
     "vendor/markdown-it.min.js": "text/javascript; charset=utf-8",

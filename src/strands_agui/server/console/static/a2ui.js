@@ -9,7 +9,7 @@
 // the data model (relative paths from the list item the button is drawn in); console.js sends the run.
 "use strict";
 
-import { el } from "./views.js";
+import { el } from "./dom.js";
 
 export const RENDER_TOOL = "render_a2ui";
 

@@ -9,87 +9,20 @@ import { MachineView } from "./diagram.js";
 import { renderInspector } from "./inspector.js";
 import { renderState } from "./state.js";
 import { RENDER_TOOL } from "./a2ui.js";
+import { runFrontendTools } from "./frontend_tools.js";
 import { addOpenLog, logInput, replayLog } from "./openlog.js";
 import {
-  addNotice, applyEvent, clone, currentRun, endRun, findCall, newRun, newThread, recordEvent, settleInterrupts,
-  threadStatus, uid,
+  addNotice, applyEvent, clone, currentRun, endRun, liveCalls, newRun, newThread, recordEvent, rejectedCalls,
+  settleInterrupts, threadStatus, uid,
 } from "./store.js";
 import { forgetThread, regeneration, rememberThread, rememberedThreadId, restoreThread } from "./threads.js";
 import { cancelRun, fetchExamples, followRun, streamRun } from "./transport.js";
-import { el, renderConversation, setText } from "./views.js";
+import { el, setText } from "./dom.js";
+import { renderConversation } from "./views.js";
 
 const $ = (id) => document.getElementById(id);
 const MAX_FOLLOW_UPS = 5;
 const INSPECT = { strandsAgui: { inspect: true } };  // ask for the trace and the log (the server may ignore it)
-
-// ---- frontend tools: the page runs these; each returns the tool message content or throws ---------------
-const FORBIDDEN_CSS = /url\s*\(|image|element\s*\(|var\s*\(|env\s*\(|attr\s*\(|expression|[;{}\\<>@]|\/\*/i;
-
-// A model-chosen background is applied only when it is a CSS colour or a CSS gradient: never url(...),
-// image-set(...), a declaration block, an escape or anything else that could make the browser fetch.
-export function checkBackground(value) {
-  if (typeof value !== "string" || !value.trim()) throw new Error("background must be a CSS colour or gradient");
-  const v = value.trim();
-  if (v.length > 400 || FORBIDDEN_CSS.test(v)) throw new Error(`refused "${v.slice(0, 80)}": only a CSS colour or gradient is allowed`);
-  if (CSS.supports("color", v)) return v;
-  if (/^(repeating-)?(linear|radial|conic)-gradient\(/i.test(v) && CSS.supports("background-image", v)) return v;
-  throw new Error(`"${v.slice(0, 80)}" is not a CSS colour or gradient`);
-}
-
-const FRONTEND_TOOLS = {
-  change_background(args, thread) {
-    const background = checkBackground(args?.background);
-    thread.background = background;
-    return `background changed to ${background}`;
-  },
-  // tool_based_generative_ui: the haiku card is the tool card; the page only acknowledges it
-  generate_haiku: () => "Haiku generated!",
-  // predictive_state_updates: the document is already in the state (PredictState, then its snapshot): accept it
-  write_document: () => JSON.stringify({ accepted: true }),
-};
-
-// Answer the run's unanswered frontend tool calls in the page; true when a tool message was added.
-function runFrontendTools(example, t) {
-  const declared = new Set((example.frontendTools || []).map((tool) => tool.name));
-  const answered = new Set(t.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));
-  const r = currentRun(t);
-  const pending = r.outcome?.pendingToolCallIds || r.calls;
-  let ran = 0;
-  for (const id of pending) {
-    const call = findCall(t.messages, id);
-    if (!call || answered.has(id) || !declared.has(call.function.name)) continue;
-    const tool = FRONTEND_TOOLS[call.function.name];
-    if (!tool) { addNotice(t, "error", `No handler in this page for the frontend tool ${call.function.name}.`); continue; }
-    const message = { id: uid(), role: "tool", toolCallId: id, content: "" };
-    try { message.content = String(tool(JSON.parse(call.function.arguments || "{}"), t)); }
-    catch (err) { message.content = `error: ${err.message}`; message.error = err.message; }
-    ran += 1;
-    addNotice(t, "halt", `The run paused for the frontend tool ${call.function.name}: the page ran it and sends the result.`);
-    t.messages.push(message);
-  }
-  return ran > 0;
-}
-
-// The calls a run in flight may still answer: its own, and on a resume the parked ones it continues.
-function liveCalls(t) {
-  const r = currentRun(t);
-  if (!t.busy || !r || r.status !== "running") return new Set();
-  if (!r.input.resume) return new Set(r.calls);
-  return new Set(t.messages.flatMap((m) => (m.toolCalls || []).map((c) => c.id)));
-}
-
-// The calls a person rejected (or cancelled) on an approval card: not errors.
-function rejectedCalls(t) {
-  const out = new Set();
-  for (const n of t.notices) {
-    if (n.kind !== "interrupt") continue;
-    for (const i of n.interrupts) {
-      const a = n.answered?.[i.id];
-      if (i.toolCallId && a && (a.payload?.approved === false || a.status === "cancelled")) out.add(i.toolCallId);
-    }
-  }
-  return out;
-}
 
 // The render calls streaming under each call (a2ui: generate_a2ui's designer is its subagent).
 function a2uiStreams(t) {
@@ -120,13 +53,17 @@ class ConsoleApp {
     this.examples = [];
     this.current = null;      // the selected example
     this.controller = null;   // AbortController of the run in flight
-    this.following = null;    // a run the page attached to after a reload ({path, runId}): Stop cancels it
+    this.active = null;       // the run in flight ({path, runId, cancels}): Stop cancels it on the server when
+                              // closing its stream would not (a resumable run, a run attached to after a reload)
     this.selectedRun = null;  // the run the inspector shows (null: the newest)
     this.renderQueued = false;
     this.unavailable = "";    // why nothing can be sent (no examples), or ""
     this.machine = new MachineView({
       panel: $("machine-panel"), pill: $("machine-state"), last: $("machine-last"), focus: $("machine-focus"),
       full: $("machine-full"), diagram: $("machine-diagram"), zoomIn: $("zoom-in"), zoomOut: $("zoom-out"), zoomFit: $("zoom-fit"),
+      close: $("machine-close"), scrubber: $("machine-scrubber"), scrub: $("scrub"), prev: $("scrub-prev"),
+      next: $("scrub-next"), live: $("scrub-live"), label: $("scrub-label"), panelSlot: $("machine-scrub-slot"),
+      sheetSlot: $("machine-sheet-slot"), title: $("sheet-title"), sheet: $("machine-sheet"), beside: $("chat"),
     });
     this.inspector = { select: $("inspector-run"), list: $("inspector"), empty: $("inspector-empty") };
   }
@@ -134,10 +71,11 @@ class ConsoleApp {
   thread(path = this.current.path) {
     if (this.threads[path]) return this.threads[path];
     const t = this.threads[path] = newThread(this.examples.find((e) => e.path === path)?.initialState);
-    t.threadId = rememberedThreadId(path) || t.threadId;  // a reload continues the thread (threads.js)
-    rememberThread(path, t.threadId);
-    // only where the server keeps threads (GET /examples `threads`): elsewhere the route would answer 404
-    if (this.examples.find((e) => e.path === path)?.threads !== false) {
+    const remembered = rememberedThreadId(path);  // a reload continues the thread (threads.js)
+    t.threadId = remembered || t.threadId;
+    // only a thread a run was sent on (remembered then), where the server keeps threads (GET /examples `threads`):
+    // elsewhere the route would answer 404, which the browser logs
+    if (remembered && this.examples.find((e) => e.path === path)?.threads !== false) {
       restoreThread(path, t).then((restored) => {
         if (restored) this.render(path);
         if (t.liveRun) this.attach(path, t);
@@ -179,6 +117,7 @@ class ConsoleApp {
     };
     if (resume) input.resume = resume;
     if (parentRunId) input.parentRunId = parentRunId;
+    rememberThread(example.path, t.threadId);
     return this.consume(example.path, t, newRun(input, label), (signal) => streamRun(example.path, input, signal));
   }
 
@@ -187,18 +126,16 @@ class ConsoleApp {
     const { runId } = t.liveRun;
     t.liveRun = null;
     const input = { threadId: t.threadId, runId, messages: clone(t.messages), state: clone(t.state) };
-    this.following = { path, runId };  // Stop cancels it on the server: the page did not start it
-    try {
-      await this.consume(path, t, newRun(input, "reattached"), (signal) => followRun(path, runId, signal));
-    } finally {
-      this.following = null;
-    }
+    await this.consume(path, t, newRun(input, "reattached"), (signal) => followRun(path, runId, signal), true);
   }
 
-  // Apply a run's events to the thread as they come; true when it ended with RUN_FINISHED.
-  async consume(path, t, run, events) {
+  // Apply a run's events to the thread as they come; true when it ended with RUN_FINISHED. A resumable run
+  // (GET /examples `resumable`) outlives its stream, waiting for a reconnect: Stop cancels it by its cancel route.
+  async consume(path, t, run, events, attached = false) {
     t.runs.push(run);
     this.selectedRun = null;
+    const resumable = !!this.examples.find((e) => e.path === path)?.resumable;
+    this.active = { path, runId: run.input.runId, cancels: attached || resumable };
     this.controller = new AbortController();
     t.busy = true;
     this.setBusy(true);
@@ -218,6 +155,7 @@ class ConsoleApp {
       addNotice(t, stopped ? "halt" : "error", stopped ? "Run stopped." : `${err.message || err}`);
     } finally {
       this.controller = null;
+      this.active = null;
       t.busy = false;
       this.setBusy(false);
     }
@@ -334,7 +272,8 @@ class ConsoleApp {
     $("chat").style.background = t.background;  // per thread: never carried to another example
     $("chat").dataset.background = t.background;
     const last = currentRun(t);
-    const settled = !t.busy && last && !["finished", "interrupt", "running"].includes(last.status) ? last.status : "";
+    const settled = t.busy ? "" : last ? (["finished", "interrupt", "running"].includes(last.status) ? "" : last.status)
+      : t.restored ? "ended" : "";  // restored with no run on it: what its plan left open is not in progress
     renderState($("state"), t.state, (state) => { if (!t.busy) { t.state = state; this.render(path); } }, { settled });
     setText($("thread-id"), `thread ${t.threadId.slice(0, 8)}`);
     const status = threadStatus(t);
@@ -346,7 +285,7 @@ class ConsoleApp {
     $("download-log").disabled = !log.text;
     $("download-log").title = log.note;
     $("download-log").dataset.partial = String(log.partial);
-    this.machine.render(run, t.busy);
+    this.machine.render(run, t.busy, { restored: !!t.restored, waiting: t.pendingInterrupts.length > 0 });
   }
 
   // The example's suggested prompts (GET /examples `prompts`): a click sends one.
@@ -405,7 +344,7 @@ class ConsoleApp {
     });
     $("stop").addEventListener("click", () => {
       if (!this.controller) return;
-      if (this.following) cancelRun(this.following.path, this.following.runId);
+      if (this.active?.cancels) cancelRun(this.active.path, this.active.runId);
       this.controller.abort();
     });
     $("messages").addEventListener("a2ui-action", (e) => this.sendA2uiAction(e.detail));

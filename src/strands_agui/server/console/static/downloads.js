@@ -2,7 +2,7 @@
 "use strict";
 
 import { partialLog } from "./store.js";
-import { el } from "./views.js";
+import { el } from "./dom.js";
 
 export function traceDocument(thread, run) {
   return {

@@ -20,8 +20,8 @@ export function thumbs(item, m, feedback) {
       button.addEventListener("click", () => rate(bar, m.id, rating, feedback));
       bar.append(button);
     }
-    item.append(bar);
   }
+  if (item.lastElementChild !== bar) item.append(bar);  // under everything the message holds, its tool cards too
   show(bar, sent.get(m.id));
 }
 

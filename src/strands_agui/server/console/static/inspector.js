@@ -3,10 +3,14 @@
 // forwardedProps.strandsAgui.inspect; see server/console/inspector.py). Text deltas are grouped into one row.
 "use strict";
 
-import { el, setText } from "./views.js";
+import { el, setText } from "./dom.js";
 
 // What the empty inspector says, for the run shown: why there is nothing, and what to do.
-function emptyText(run) {
+function emptyText(run, thread) {
+  if (!run && thread.restored) {
+    return "This thread was restored from the server after a reload: its earlier runs were traced in the page that "
+      + "sent them (their Log downloads replay them), not here. The next run you send or approve appears here.";
+  }
   if (!run) return "Send a message: each Strands event, the moves it made and the AG-UI events it produced appear here.";
   if (run.steps.length || run.status === "running") return "";
   if (run.status === "unreachable") return "The server did not answer this run, so there is nothing to inspect: start the server, then send again.";
@@ -14,8 +18,13 @@ function emptyText(run) {
   return "This server sent no trace for the run (inspection is off): AG-UI events only.";
 }
 
-function summarize(event) {
-  if (event === null || event === undefined) return "(the run itself)";
+function summarize(outer) {
+  if (outer === null || outer === undefined) return "(the run itself)";
+  const { who, event } = unwrap(outer);
+  return who ? `${who}: ${summarizeOne(event)}` : summarizeOne(event);
+}
+
+function summarizeOne(event) {
   if (typeof event.data === "string") return `text delta ${JSON.stringify(event.data)}`;
   if (typeof event.reasoningText === "string") return `reasoning delta ${JSON.stringify(event.reasoningText)}`;
   if (event.event && typeof event.event === "object") {
@@ -32,25 +41,36 @@ function summarize(event) {
 
 const aguiLabel = (ev) => (ev.type === "CUSTOM" ? `CUSTOM ${ev.name}` : ev.type === "RUN_FINISHED" && ev.outcome ? `RUN_FINISHED ${ev.outcome.type}` : ev.type);
 
-// A streamed delta: {kind, text} for the model's raw chunk (the text is read there), {kind, text: ""} for the
-// typed event Strands derives from it (same words, ignored by the translator), null for anything else.
-function deltaOf(event) {
+// A subagent's event as its parent's trace carries it: a Swarm/Graph node's (`multiagent_node_stream`) or an
+// agent-as-tool's (`tool_stream`); {who, event}: who is "" for the run's own event.
+function unwrap(event) {
+  if (event?.type === "multiagent_node_stream" && event.event) return { who: String(event.node_id ?? ""), event: event.event };
+  const streamed = event?.type === "tool_stream" ? event.tool_stream_event : null;
+  if (streamed?.data && typeof streamed.data === "object") return { who: String(streamed.tool_use?.name ?? ""), event: streamed.data };
+  return { who: "", event };
+}
+
+// A streamed delta: {kind, who, text} for the model's raw chunk (the text is read there), {kind, who, text: ""}
+// for the typed event Strands derives from it (same words, ignored by the translator), null for anything else.
+function deltaOf(outer) {
+  const { who, event } = unwrap(outer);
   const delta = event?.event?.contentBlockDelta?.delta;
-  if (typeof delta?.text === "string") return { kind: "text", text: delta.text };
-  if (typeof delta?.reasoningContent?.text === "string") return { kind: "reasoning", text: delta.reasoningContent.text };
-  if (typeof event?.data === "string") return { kind: "text", text: "" };
-  if (typeof event?.reasoningText === "string") return { kind: "reasoning", text: "" };
+  if (typeof delta?.text === "string") return { kind: "text", who, text: delta.text };
+  if (typeof delta?.reasoningContent?.text === "string") return { kind: "reasoning", who, text: delta.reasoningContent.text };
+  if (typeof event?.data === "string") return { kind: "text", who, text: "" };
+  if (typeof event?.reasoningText === "string") return { kind: "reasoning", who, text: "" };
   return null;
 }
 
-// Consecutive deltas of one kind become one group (one row, with their text); any other step is its own.
+// Consecutive deltas of one kind and one author (the run, or one subagent) become one group (one row, with
+// their text); any other step is its own.
 export function groupSteps(steps) {
   const groups = [];
   for (const step of steps) {
     const delta = deltaOf(step.event);
     const last = groups[groups.length - 1];
-    if (delta && last?.kind === delta.kind) { last.steps.push(step); last.text += delta.text; continue; }
-    groups.push({ kind: delta?.kind || null, text: delta?.text || "", steps: [step] });
+    if (delta && last?.kind === delta.kind && last.who === delta.who) { last.steps.push(step); last.text += delta.text; continue; }
+    groups.push({ kind: delta?.kind || null, who: delta?.who || "", text: delta?.text || "", steps: [step] });
   }
   return groups;
 }
@@ -67,7 +87,8 @@ function groupRow(group, index) {
   const line = el("details", {});
   const summary = el("summary", {});
   const deltas = group.steps.filter((s) => deltaOf(s.event)?.text !== "").length;
-  const cause = group.kind ? `${group.kind} ×${deltas} ${JSON.stringify(group.text)}` : summarize(group.steps[0].event);
+  const cause = group.kind ? `${group.who ? `${group.who}: ` : ""}${group.kind} ×${deltas} ${JSON.stringify(group.text)}`
+    : summarize(group.steps[0].event);
   summary.append(el("span", { class: "step-index muted" }, String(index + 1)),
     el("span", { class: `step-cause${group.kind ? " step-text-run" : ""}`, "data-testid": "step-event", title: group.kind ? group.text : "" }, cause));
   const moves = el("span", { class: "step-moves", "data-testid": "step-transitions" });
@@ -115,7 +136,7 @@ export function renderInspector(ui, thread, selectedRunId) {
       if (row) row.replaceWith(fresh); else list.append(fresh);
     });
   }
-  setText(ui.empty, emptyText(run));
+  setText(ui.empty, emptyText(run, thread));
   return run;
 }
 

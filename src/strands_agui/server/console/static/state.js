@@ -2,10 +2,11 @@
 // else as a readable tree. Every value goes on the page through textContent.
 "use strict";
 
-import { el } from "./views.js";
+import { el } from "./dom.js";
 
 const STEP_ICON = { pending: "○", in_progress: "◔", completed: "✓", failed: "✕", skipped: "–", stopped: "■" };
-const SETTLED = { stopped: "stopped", cancelled: "cancelled", error: "run failed", unreachable: "server unreachable" };
+const SETTLED = { stopped: "stopped", cancelled: "cancelled", error: "run failed", unreachable: "server unreachable",
+  ended: "its run ended" };  // ended: a thread restored after a reload, no run on it
 
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isPlan = (steps) => Array.isArray(steps) && steps.length > 0 && steps.every((s) => isObject(s) && typeof s.description === "string");

@@ -239,3 +239,25 @@ export function threadStatus(thread) {
   const state = { finished: "idle", stopped: "stopped", cancelled: "stopped", interrupt: "waiting" }[run.status] || "error";
   return { state, text: words[run.status] || run.status };
 }
+
+// ---- what a tool card says of its call --------------------------------------------------------------------
+// The calls a run in flight may still answer: its own, and on a resume the parked ones it continues.
+export function liveCalls(t) {
+  const r = currentRun(t);
+  if (!t.busy || !r || r.status !== "running") return new Set();
+  if (!r.input.resume) return new Set(r.calls);
+  return new Set(t.messages.flatMap((m) => (m.toolCalls || []).map((c) => c.id)));
+}
+
+// The calls a person rejected (or cancelled) on an approval card: not errors.
+export function rejectedCalls(t) {
+  const out = new Set();
+  for (const n of t.notices) {
+    if (n.kind !== "interrupt") continue;
+    for (const i of n.interrupts) {
+      const a = n.answered?.[i.id];
+      if (i.toolCallId && a && (a.payload?.approved === false || a.status === "cancelled")) out.add(i.toolCallId);
+    }
+  }
+  return out;
+}

@@ -35,6 +35,8 @@ export async function restoreThread(path, thread) {
   const kept = await response.json();
   thread.messages = [...(kept.messages || []), ...(kept.liveRun?.messages || [])];
   thread.liveRun = kept.liveRun || null;
+  thread.restored = true;  // its earlier runs were not traced in this page: the machine and inspector say so
+  restoreSubagents(thread);
   if (kept.state && typeof kept.state === "object") thread.state = kept.state;
   // a run on the thread answers its pending interrupts (a resume) or leaves them (a new message): no card then
   thread.pendingInterrupts = thread.liveRun ? [] : kept.pendingInterrupts || [];
@@ -43,6 +45,20 @@ export async function restoreThread(path, thread) {
       { interrupts: thread.pendingInterrupts, answered: null });
   }
   return true;
+}
+
+// A restored message keeps its subagentRunId but not the subagent's name (a SUBAGENT_STARTED event, not kept): its
+// block comes back as "subagent", holding its messages where they were (a run attached to later names its own).
+function restoreSubagents(thread) {
+  let previous = null;
+  for (const m of thread.messages) {
+    const id = m.subagentRunId;
+    if (id && !thread.subagents.has(id)) {
+      thread.subagents.set(id, { id, name: "subagent", description: "restored after a reload (its name is not kept)",
+        status: "done", handoff: null, parent: null, parentToolCallId: null, after: previous });
+    }
+    previous = m.id;
+  }
 }
 
 // The messages a regeneration sends (up to the last user message), or null when there is no answer to redo.

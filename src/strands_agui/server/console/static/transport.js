@@ -66,14 +66,20 @@ export async function* followRun(path, runId, signal) {
   yield* readEvents(response);
 }
 
-// POST {path}/runs/{runId}/cancel: ask the server to cancel a resumable run (Stop on a run the page attached to
-// after a reload: aborting its reading alone would leave it running until the server's detach delay). Best effort:
-// a run that ended meanwhile answers 409, and the page has stopped reading it anyway.
-export async function cancelRun(path, runId) {
+// POST {path}/runs/{runId}/cancel: ask the server to cancel a resumable run (Stop: closing a resumable run's stream
+// leaves it running, waiting for a reconnect). A 404 is a run the server has not opened yet (Stop right after
+// Send): asked again for a few seconds. Best effort: a run that ended meanwhile answers 409.
+export async function cancelRun(path, runId, { tries = 20, pause = 150 } = {}) {
   const url = `${path.replace(/\/$/, "")}/runs/${encodeURIComponent(runId)}/cancel`;
-  try {
-    await fetch(url, { method: "POST", headers: { Accept: "application/json" } });
-  } catch { /* the server is gone: nothing runs there any more */ }
+  for (let i = 0; i < tries; i += 1) {
+    let response;
+    try {
+      response = await fetch(url, { method: "POST", headers: { Accept: "application/json" } });
+    } catch { return false; }  // the server is gone: nothing runs there any more
+    if (response.status !== 404) return response.ok;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+  return false;
 }
 
 // ---- SSE over fetch: frames split on a blank line, `data:` lines joined, `:` comments ignored ----------

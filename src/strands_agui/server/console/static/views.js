@@ -10,20 +10,8 @@ import { findCall } from "./store.js";
 import { barChart, chartValues } from "./chart.js";
 import { thumbs } from "./feedback.js";
 import { renderMarkdown } from "./markdown.js";
+import { el, reconcile, setText } from "./dom.js";
 
-export function el(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-export function setText(node, text) { if (node.textContent !== text) node.textContent = text; }
-
-// Put `wanted` into `container` in this order, reusing the nodes already there.
-export function reconcile(container, wanted) {
-  wanted.forEach((item, i) => { if (container.children[i] !== item) container.insertBefore(item, container.children[i] || null); });
-  while (container.children.length > wanted.length) container.lastChild.remove();
-}
 
 function keyed(container, key, make) {
   return container.querySelector(`:scope > [data-key="${CSS.escape(key)}"]`) || make();
@@ -139,12 +127,12 @@ function messageItem(m, key) {
 function renderMessage(item, m, ctx) {
   const text = item.querySelector(".text");
   if (m.role === "assistant") renderMarkdown(text, typeof m.content === "string" ? m.content : contentText(m.content));
+  else if (m.role === "activity" && m.activityType === "background_task") renderTask(item, m);
   else if (m.role === "activity") {
     setText(text, activityText(m));
-    if (typeof m.content?.status === "string") item.dataset.status = m.content.status;  // a task card's status
+    if (typeof m.content?.status === "string") item.dataset.status = m.content.status;
   }
   else setText(text, contentText(m.content));
-  if (m.role === "assistant" && !ctx.busy) thumbs(item, m, ctx.feedback);
   if (m.role === "tool" && m.error) { item.dataset.error = "true"; setText(text, `${contentText(m.content)}\n${m.error}`); }
   const calls = new Set((m.toolCalls || []).map((c) => `call:${c.id}`));
   for (const stale of item.querySelectorAll(":scope > .tool")) if (!calls.has(stale.dataset.key)) stale.remove();  // dropped by a snapshot
@@ -156,6 +144,30 @@ function renderMessage(item, m, ctx) {
       approval: ctx.approvals.has(call.id), live: ctx.live.has(call.id), rejected: ctx.rejected.has(call.id),
       a2ui: ctx.a2ui.get(call.id) || "", a2uiParent: ctx.a2uiParents.has(call.id) });
   }
+  if (m.role === "assistant" && !ctx.busy) thumbs(item, m, ctx.feedback);  // last: under the answer's tool cards
+}
+
+// A background task (runtime/background_watch.py) as a card: the tool doing it, its status in words, its result
+// or error once it has one, its id small.
+const TASK_WORDS = { working: "working…", completed: "completed", failed: "failed", cancelled: "cancelled" };
+
+function renderTask(item, m) {
+  const c = m.content || {};
+  if (typeof c.status === "string") item.dataset.status = c.status;
+  setText(item.querySelector(".msg-role"), "Background task");
+  const text = item.querySelector(".text"), key = JSON.stringify(c);
+  if (text.dataset.key === key) return;
+  text.dataset.key = key;
+  const head = el("div", { class: "task-head" });
+  head.append(el("span", { class: "task-name", "data-testid": "task-name" }, String(c.toolName ?? "task")),
+    el("span", { class: "badge task-status", "data-testid": "task-status" }, TASK_WORDS[c.status] || String(c.status ?? "")));
+  const parts = [head];
+  if (c.result !== undefined && c.result !== null) {
+    parts.push(el("div", { class: "task-result", "data-testid": "task-result" }, typeof c.result === "string" ? c.result : JSON.stringify(c.result)));
+  }
+  if (c.error) parts.push(el("div", { class: "task-error", role: "alert", "data-testid": "task-error" }, String(c.error)));
+  if (c.taskId) parts.push(el("div", { class: "task-id muted" }, `task ${String(c.taskId).slice(0, 8)}`));
+  text.replaceChildren(...parts);
 }
 
 // An activity's scalar fields on one line, then one line per entry of its `events` (tool progress: every yield).
