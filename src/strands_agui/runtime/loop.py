@@ -44,6 +44,7 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
     checked after each Strands event (once requested, the ``cancel`` move halts the run)."""
     failure: RunFailure | None = None
     strands_ended = False  # Strands' generator ran to its end (or raised): nothing of it is left suspended
+    stopped = cancel.requested_at_all if cancel is not None else _never  # what a user hook asks between its events
     async with aclosing(source):  # type: ignore[type-var]
         try:
             while failure is None and not translator.halted:
@@ -65,7 +66,6 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                 for item in items:  # ``perform`` inline: no async generator per Strands event
                     if isinstance(item, HookCall):
                         try:
-                            stopped = cancel.requested_at_all if cancel is not None else _never
                             async for out in run_hook(item, translator, stopped):
                                 yield out
                         except asyncio.CancelledError:  # the run is cancelled while a user hook awaits
