@@ -60,6 +60,7 @@ from .console.inspector import inspected_run, wants_inspection
 from .console.page import list_in_console
 from .observability.metrics import AgentMetrics, add_metrics_route
 from .observability.observation import Observability
+from .request.admission import Admission, LoopLimit
 from .request.negotiation import negotiate, produced_media_types
 from .request.openapi import RUN_RESPONSES, document_message_roles
 from .request.principals import principal_of
@@ -201,12 +202,29 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
     app.router.add_api_route(
         path, run_agent, methods=["POST"], response_class=RunStream, status_code=200,
         dependencies=settings.route_dependencies,
-        route_class_override=run_route(settings.limits, settings.fetch_media),
+        route_class_override=run_route(settings.limits, settings.fetch_media,
+                                       _admission(settings, runs, observability)),
         name=settings.name or agent.name,
         summary=f"Run {agent.name}",
         description=agent.description or "Run the agent; AG-UI events stream back as SSE (or protobuf, by Accept).",
         responses=RUN_RESPONSES,
     )
+
+
+def _admission(settings: EndpointSettings, runs: Resumable | None, observability: Observability) -> Admission | None:
+    """The endpoint's admission control (``request/admission.py``): its refusals and limit in its metrics; a
+    resumable endpoint's runs refused while their events could not be stored."""
+    if settings.admission is None:
+        return None
+    metrics = observability.metrics
+
+    def watch(limit: LoopLimit) -> None:
+        if metrics is not None:
+            metrics.admitting(limit.limit, limit.lag)
+
+    return Admission(settings.admission, store_busy=runs.store_busy if runs is not None else None,
+                     refused=metrics.refused if metrics is not None else None,
+                     watch=watch if metrics is not None else None)
 
 
 def _add_capabilities_route(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings, *,
