@@ -11,23 +11,29 @@ answers every other one at once: **503** with ``Retry-After`` and a body naming 
 ``IN_FLIGHT``, counted from the admission on) against a limit learned from the **loop's lag**, the time a callback
 due now waits for the loop (a timer every ``PROBE_SECONDS``; each await of every run waits about as long). A served
 run's latency grows with it and nothing else the worker does (a model's or a tool's wait costs no lag), so it
-measures this worker's saturation whatever the machine, the agent or the model's pace. Every ``WINDOW_SECONDS``,
-the mean lag of the window against ``target_lag``:
+measures this worker's saturation whatever the agent or the model's pace. Every ``WINDOW_SECONDS`` the window's mean
+lag is compared with a **threshold**: ``TOLERANCE`` x the worker's *baseline* lag (the ``BASELINE_QUANTILE`` of the
+last ``HISTORY`` windows' lags: what this machine gives the worker when its runs are few; a machine shared with other
+work has one above 0), kept between ``target_lag`` and ``max_lag``; the lag judged is the median of the last
+``SUSTAINED`` windows', so one window's spike (another process had the CPU) is not taken for saturation:
 
-* above it, the limit falls to the runs in flight (at most the limit) times ``target_lag / lag`` (between
-  ``0.5`` and ``DECREASE``): no new run is admitted until the runs already in flight have brought the lag down,
-  however long they take;
+* above it, the limit falls to the runs in flight (at most the limit) times ``threshold / lag`` (between
+  ``0.5`` and ``DECREASE``), never below ``MINIMUM_LIMIT``; then no new run is admitted, and the limit is not cut
+  again, until the runs in flight are within it (the lag meanwhile is that of the runs admitted before the cut, not
+  the limit's: cutting on it would take the limit far below what the worker serves);
 * below it, and the limit was reached in the window (a run refused, or runs in flight at ``BINDING`` of it), the
   limit grows by its square root (Netflix concurrency-limits' ``Gradient2`` queue allowance): fast from a few runs,
   slowly near a large limit;
 * otherwise (the worker has room it does not use) the limit stays: an idle worker does not learn a limit it was
   never shown it can take.
 
-This is Envoy's adaptive concurrency (a gradient of a latency against its ideal, a ``sqrt(limit)`` headroom) with
-the loop's lag as the latency: its ideal is known (0), so there is no ``minRTT`` to re-measure by pinning the
-limit low, and a run's own length (a model's pace, many turns) never reads as load. It is on by default
-(``EndpointSettings.admission``); ``max_runs`` adds a fixed ceiling (a test's small limit, or a deployment's
-promise), ``adaptive=False`` leaves the ceiling alone.
+This is Envoy's adaptive concurrency and Netflix's ``Gradient2`` (a latency against its no-load value, a
+``sqrt(limit)`` headroom) with the loop's lag as the latency: a run's own length (a model's pace, many turns) never
+reads as load, and the baseline is a low quantile of recent windows (TCP Vegas' ``BaseRTT``, Envoy's ``minRTT``), so
+it does not drift up under a sustained load; ``max_lag`` bounds the threshold, so a worker started into a spike
+(every window it has seen is loaded) still sheds. It is on by default (``EndpointSettings.admission``);
+``max_runs`` adds a fixed ceiling (a test's small limit, or a deployment's promise), ``adaptive=False`` leaves the
+ceiling alone.
 
 **Resumable runs** are refused (503, cause ``event_store``) while the event store's connections are all taken
 (``RedisEvents.saturated``): a run accepted as resumable must be able to store its events, not lose them to a
@@ -37,9 +43,11 @@ pool that ran dry.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import math
 import weakref
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,24 +57,30 @@ from ..transport.inflight import IN_FLIGHT, Held
 
 __all__ = ["DEFAULT_TARGET_LAG", "Admission", "AdmissionPolicy", "LoopLimit", "loop_limit", "saturated"]
 
-DEFAULT_TARGET_LAG = 0.005  # the mean loop lag a worker keeps under (s): a run's awaits each wait about that long
+DEFAULT_TARGET_LAG = 0.010  # the lowest threshold of mean loop lag (s): a run's awaits each wait about that long
+DEFAULT_MAX_LAG = 0.050  # the highest: a worker whose loop lags more than this is saturated, whatever its baseline
+TOLERANCE = 2.0  # the threshold: this times the baseline lag
+HISTORY = 100  # windows the baseline is read from (10 s)
+BASELINE_QUANTILE = 0.1
+SUSTAINED = 3  # the lag a window is judged by: the median of the last this many windows' lags
 PROBE_SECONDS = 0.01  # how often the loop's lag is sampled
 WINDOW_SECONDS = 0.1  # how often the limit is adjusted
-INITIAL_LIMIT = 16.0  # a fresh worker's limit: it grows by its square root each window its runs stay fast
-MINIMUM_LIMIT = 2.0
-MAXIMUM_LIMIT = 100_000.0
+MAXIMUM_LIMIT = 100_000.0  # a fresh worker's limit: none, until its lag first shows it saturated
+MINIMUM_LIMIT = 16.0  # the fewest runs in flight a worker admits, whatever its lag (a machine starved by others)
 DECREASE = 0.9  # the least a window above the target cuts the limit by
-BINDING = 0.9  # runs in flight at this share of the limit: the limit is what holds them, it may grow
+BINDING = 0.5  # runs in flight at half the limit or more: it is in use, it may grow (Netflix's app-limited rule)
 RETRY_AFTER_SECONDS = 1
 
 
 @dataclass(frozen=True)
 class AdmissionPolicy:
-    """How a worker admits runs: ``target_lag`` (seconds) the mean loop lag it keeps under; ``max_runs`` a fixed
+    """How a worker admits runs: ``target_lag`` and ``max_lag`` (seconds) the lowest and highest threshold of the
+    mean loop lag past which it sheds (the module docstring says how it sits between them); ``max_runs`` a fixed
     ceiling of runs in flight (None: only the learned limit); ``adaptive`` (False: the ceiling alone, none
     learned); ``retry_after`` the seconds a refusal's ``Retry-After`` asks for."""
 
     target_lag: float = DEFAULT_TARGET_LAG
+    max_lag: float = DEFAULT_MAX_LAG
     max_runs: int | None = None
     adaptive: bool = True
     retry_after: int = RETRY_AFTER_SECONDS
@@ -74,6 +88,8 @@ class AdmissionPolicy:
     def __post_init__(self) -> None:
         if not 0 < self.target_lag < float("inf"):
             raise ValueError(f"target_lag must be a positive number of seconds, not {self.target_lag!r}")
+        if not self.target_lag <= self.max_lag < float("inf"):
+            raise ValueError(f"max_lag must be a number of seconds >= target_lag, not {self.max_lag!r}")
         if self.max_runs is not None and not (isinstance(self.max_runs, int) and self.max_runs > 0):
             raise ValueError(f"max_runs must be a positive int or None, not {self.max_runs!r}")
         if not self.adaptive and self.max_runs is None:
@@ -87,16 +103,18 @@ class LoopLimit:
 
     def __init__(self, policy: AdmissionPolicy, loop: asyncio.AbstractEventLoop) -> None:
         self.policy, self.loop = policy, loop
-        self.limit = INITIAL_LIMIT if policy.adaptive else float(policy.max_runs or 0)
+        self.limit = MAXIMUM_LIMIT if policy.adaptive else float(policy.max_runs or 0)
         if policy.max_runs is not None:
             self.limit = min(self.limit, policy.max_runs)
         self.lag = 0.0  # the last window's mean lag
+        self.history: deque[float] = deque(maxlen=HISTORY)  # the last windows' mean lags
         self.peak = 0  # the most runs in flight an admission saw in this window
         self.refused = 0  # runs refused in this window
         self._lags, self._samples = 0.0, 0
         self._due = 0.0
         self._window_end = 0.0
         self._probing = False
+        self._settled = True  # the runs in flight were within the limit when the window began
         self.watchers: list[Callable[[LoopLimit], None]] = []  # told after each adjustment (metrics)
 
     @property
@@ -140,17 +158,27 @@ class LoopLimit:
         self._due = now + PROBE_SECONDS
         self.loop.call_at(self._due, self._probe)
 
+    def threshold(self) -> float:
+        """The mean lag past which the limit is cut: ``TOLERANCE`` x the baseline, within the policy's bounds."""
+        ordered = sorted(self.history)
+        baseline = ordered[int(BASELINE_QUANTILE * (len(ordered) - 1))] if ordered else 0.0
+        return min(self.policy.max_lag, max(self.policy.target_lag, TOLERANCE * baseline))
+
     def _adjust(self) -> None:
         lag = self.lag = self._lags / max(self._samples, 1)
         self._lags, self._samples = 0.0, 0
-        target, limit = self.policy.target_lag, self.limit
-        if lag > target:
-            shrink = min(DECREASE, max(0.5, target / lag))
-            limit = min(limit, IN_FLIGHT.runs) * shrink
+        self.history.append(lag)
+        if len(self.history) >= SUSTAINED:  # one window's spike (another process had the CPU) is not saturation
+            lag = sorted(itertools.islice(reversed(self.history), SUSTAINED))[SUSTAINED // 2]
+        threshold, limit, runs = self.threshold(), self.limit, IN_FLIGHT.runs
+        if lag > threshold:
+            if self._settled:  # the lag is the limit's: cut it (the runs admitted before the last cut are done)
+                limit = min(limit, runs) * min(DECREASE, max(0.5, threshold / lag))
         elif self.refused or self.peak >= BINDING * limit:
             limit += math.sqrt(limit)
         ceiling = self.policy.max_runs if self.policy.max_runs is not None else MAXIMUM_LIMIT
         self.limit = min(ceiling, max(MINIMUM_LIMIT, limit))
+        self._settled = runs <= self.ceiling
         for watcher in self.watchers:
             watcher(self)
 
