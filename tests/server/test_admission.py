@@ -116,6 +116,9 @@ def test_past_its_limit_a_worker_refuses_at_once_serves_the_admitted_runs_whole_
         for n in range(5):  # answered while both admitted runs wait at the gate: no refusal waited for room
             refused(httpx.post(server.url + "/", json=run_body(f"extra-{n}"), headers=SSE, timeout=10))
         assert gate.entries == 2 and not gate.opened.is_set()  # nothing of a refused run started
+        busy = httpx.get(f"{server.url}/ready", timeout=10)  # a balancer's readiness check: this worker is full
+        assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
+        assert busy.json() == {"status": "saturated", "inFlight": 2, "limit": 2}
         assert refused_count(server.url, "runs_in_flight") == before + 5
         gate.opened.set()
         held.join()
@@ -124,6 +127,7 @@ def test_past_its_limit_a_worker_refuses_at_once_serves_the_admitted_runs_whole_
             assert status == 200
             assert "Through the gate." in "".join(e.get("delta", "") for e in finished(content))
         wait_until(lambda: IN_FLIGHT.runs == 0, 10)
+        assert httpx.get(f"{server.url}/ready", timeout=10).json() == {"status": "ready", "inFlight": 0, "limit": 2}
         again = Streams(server.url + "/")  # the load stopped: the worker admits runs again, up to its limit
         again.post("after-1")
         again.post("after-2")

@@ -29,6 +29,7 @@ from .resumable.run_routes import Resumable
 from .transport.streaming import COALESCE_SECONDS
 
 DEFAULT_KEEPALIVE_SECONDS = 15.0
+DEFAULT_READY_PATH = "/ready"
 
 
 class _Unset:
@@ -80,7 +81,9 @@ class EndpointSettings:
     objects or their dicts) the page declares in each request, ``initial_state`` a new thread starts with.
     ``admission`` (on by default; None: off) refuses a new run (503 ``OVERLOADED``, ``Retry-After``) while this
     worker cannot serve it at its normal latency, the limit learned from the event loop's lag, and a resumable run
-    while its events cannot be stored (``server/request/admission.py``, ``docs/capacity.md``).
+    while its events cannot be stored (``server/request/admission.py``, ``docs/capacity.md``); with it,
+    ``GET ready_path`` (None: no such route) answers 200 while the worker answering admits runs, 503 while it
+    refuses them: a balancer's readiness check.
     """
 
     auth: Callable[..., Any] | None = None
@@ -102,6 +105,7 @@ class EndpointSettings:
     frontend_tools: Sequence[Tool | Mapping[str, Any]] = ()
     initial_state: Mapping[str, Any] | None = None
     admission: AdmissionPolicy | None = AdmissionPolicy()
+    ready_path: str | None = DEFAULT_READY_PATH
 
     def __post_init__(self) -> None:
         _ = self.limits  # RequestLimits refuses a limit that is not a positive int
@@ -177,6 +181,7 @@ class EndpointOptions(TypedDict, total=False):
     frontend_tools: Sequence[Tool | Mapping[str, Any]]
     initial_state: Mapping[str, Any] | None
     admission: AdmissionPolicy | None
+    ready_path: str | None
 
 
 class AppOptions(EndpointOptions, total=False):
