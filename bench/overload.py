@@ -61,6 +61,7 @@ class Window:
     accepted_failed: int = 0  # 200, then no RUN_FINISHED in time
     unanswered: int = 0  # no status line in time, or the connection failed
     lost: int = 0  # ``events no longer stored`` lines in the server's log over the window
+    lag: list[float] = field(default_factory=list)  # the client's own lag: scheduled start -> request written
 
     @property
     def done(self) -> int:
@@ -81,6 +82,7 @@ async def _one(target: Target, payload: bytes, scheduled: float, window: Window,
             conn = _idle_connection(target) or await asyncio.open_connection("127.0.0.1", target.port)
             reader, writer = conn
             writer.write(payload)
+            window.lag.append(time.perf_counter() - scheduled)
             head = await reader.readuntil(b"\r\n\r\n")
             answered = True
             if head.startswith(b"HTTP/1.1 503"):
@@ -91,7 +93,10 @@ async def _one(target: Target, payload: bytes, scheduled: float, window: Window,
             else:
                 await read_body(reader)
                 window.run.append(time.perf_counter() - scheduled)
-            target.idle.append((conn, time.perf_counter()))
+            if b"connection: close" in head.lower():  # a refusal's: the retry comes on a new connection
+                writer.close()
+            else:
+                target.idle.append((conn, time.perf_counter()))
     except (TimeoutError, RuntimeError, ValueError, asyncio.IncompleteReadError, OSError):
         if answered:
             window.accepted_failed += 1
@@ -135,16 +140,24 @@ def holds(window: Window, unloaded: Window) -> bool:
 
 async def find_held(target: Target, opts: argparse.Namespace, numbers: itertools.count[int],
                     unloaded: Window) -> float:
-    """The highest rate held: from ``--start`` doubling until one fails, then ``--refine`` bisections."""
+    """The highest rate held: from ``--start``, doubling while one holds (or halving while one fails, down to
+    ``BASE_RATE``), then ``--refine`` bisections between the highest held and the lowest failed."""
     low, high, rate = 0.0, None, opts.start
-    while high is None and rate <= opts.most:
+    while rate <= opts.most and rate >= BASE_RATE:
         window = await offer(target, rate, opts.probe_seconds, numbers, opts.timeout)
-        print(f"    {rate:g}/s: {window.done}/{window.offered}, refused {len(window.refused)}, "
-              f"p50 {pct(window.run, 0.5) * 1e3:.0f} ms", file=sys.stderr)
+        print(f"    {rate:g}/s: {window.done}/{window.offered}, refused {len(window.refused)}, failed "
+              f"{window.accepted_failed}, unanswered {window.unanswered}, p50 {pct(window.run, 0.5) * 1e3:.0f} ms, "
+              f"client lag p99 {pct(window.lag, 0.99) * 1e3:.0f} ms", file=sys.stderr)
         if holds(window, unloaded):
-            low, rate = rate, rate * 2
+            low = rate
+            if high is not None:
+                break
+            rate *= 2
         else:
             high = rate
+            if low:
+                break
+            rate /= 2
     for _ in range(opts.refine if high is not None and low else 0):
         mid = probe_rate(low, high) if high is not None else None
         if mid is None:
@@ -159,15 +172,15 @@ async def measure(name: str, target: Target, opts: argparse.Namespace, log: Path
     numbers = itertools.count()
     await offer(target, 10, 1, numbers, opts.timeout)  # warm-up
     unloaded = await offer(target, BASE_RATE, BASE_SECONDS, numbers, opts.timeout)
-    held = await find_held(target, opts, numbers, unloaded)
+    held = opts.held or await find_held(target, opts, numbers, unloaded)
     print(f"  {name}: holds {held:g} runs/s (unloaded p99 {pct(unloaded.run, 0.99) * 1e3:.0f} ms)", file=sys.stderr)
     windows = []
     for multiple in opts.multiples:
         if held:
             await asyncio.sleep(1)  # the last window's stragglers are gone
             window = await offer(target, held * multiple, opts.seconds, numbers, opts.timeout, log)
-            print(f"  {name} {multiple:g}x: {window.done}/{window.offered}, refused {len(window.refused)}",
-                  file=sys.stderr)
+            print(f"  {name} {multiple:g}x: {window.done}/{window.offered}, refused {len(window.refused)}, failed "
+                  f"{window.accepted_failed}, unanswered {window.unanswered}", file=sys.stderr)
             windows.append((multiple, window))
     return {"held": held, "unloaded": unloaded, "windows": windows}
 
@@ -184,19 +197,20 @@ def row(name: str, result: dict[str, Any], multiple: float, window: Window, seco
     return (f"| {name} | {held:g} | {base * 1e3:.0f} ms | {multiple:g}x ({window.rate:g}/s) | {goodput:.0f} | "
             f"{goodput / held:.2f}x | {p99 * 1e3:.0f} ms | {p99 / base:.2f}x | {len(window.refused)} | "
             f"{refused_p99 * 1e3:.0f} ms | {window.accepted_failed}/{window.accepted} ({failed:.1%}) | "
-            f"{window.unanswered} | {window.lost} | {'met' if met else 'NOT met'} |")
+            f"{window.unanswered} | {window.lost} | {pct(window.lag, 0.99) * 1e3:.0f} ms | "
+            f"{'met' if met else 'NOT met'} |")
 
 
 def report(results: dict[str, dict[str, Any]], seconds: float, title: str) -> str:
     lines = [f"Overload ({title}): each server's held rate, then multiples of it offered for {seconds:g} s",
              "| server | holds runs/s | unloaded p99 | offered | goodput runs/s | x held | served p99 | x unloaded "
-             "| refused | refused p99 | failed after accepted | unanswered | events lost | targets |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "| refused | refused p99 | failed after accepted | unanswered | events lost | client lag p99 | targets |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name, result in results.items():
         for multiple, window in result["windows"]:
             lines.append(row(name, result, multiple, window, seconds))
         if not result["windows"]:
-            lines.append(f"| {name} | 0 | - | - | - | - | - | - | - | - | - | - | - | no rate held |")
+            lines.append(f"| {name} | 0 | - | - | - | - | - | - | - | - | - | - | - | - | no rate held |")
     return "\n".join(lines)
 
 
@@ -238,6 +252,7 @@ def main() -> None:
     parser.add_argument("--start", type=float, default=50, help="the first held-rate probe, runs/s")
     parser.add_argument("--most", type=float, default=1600, help="the highest held-rate probe")
     parser.add_argument("--refine", type=int, default=2, help="bisections of the held rate")
+    parser.add_argument("--held", type=float, default=0, help="take this as every server's held rate (0: find it)")
     parser.add_argument("--timeout", type=float, default=10, help="a run unfinished after this has failed")
     parser.add_argument("--json", type=Path, help="also write the results here")
     opts = parser.parse_args()

@@ -169,6 +169,7 @@ class LoopLimit:
         return min(self.policy.max_lag, max(self.policy.target_lag, TOLERANCE * baseline))
 
     def _adjust(self) -> None:
+        """One window's end: its mean lag judged, the limit moved."""
         lag = self.lag = self._lags / max(self._samples, 1)
         self._lags, self._samples = 0.0, 0
         self.history.append(lag)
