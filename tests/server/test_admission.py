@@ -9,6 +9,7 @@ depends on the machine's speed. The learned limit's rule is driven with given la
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
 import threading
 import time
@@ -297,3 +298,15 @@ def test_admission_off_admits_whatever_is_in_flight_and_bad_policies_are_refused
             AdmissionPolicy(**bad)
     with pytest.raises(TypeError, match="AdmissionPolicy"):
         EndpointSettings(admission=3)  # type: ignore[arg-type]
+
+
+def test_a_run_counted_at_admission_is_counted_once_and_given_back_once() -> None:
+    before = IN_FLIGHT.runs
+    held = Held()
+    assert IN_FLIGHT.runs == before + 1
+    held.leave()
+    held.leave()  # the driver and the route may both give it back: once counts
+    assert IN_FLIGHT.runs == before
+    Held()  # dropped without being given back (a response never sent): given back when collected
+    gc.collect()
+    assert IN_FLIGHT.runs == before

@@ -53,6 +53,9 @@ class Held:
         if count is not None:
             count.leave()
 
+    def __del__(self) -> None:  # a response never sent (its request dropped on the way): never counted forever
+        self.leave()
+
 
 IN_FLIGHT = InFlight()
 """This process's (each uvicorn worker has its own)."""
