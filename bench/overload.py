@@ -10,9 +10,9 @@ start). Per server, in turn:
    ``--refine`` bisections (``bench.openloop.probe_rate``);
 3. **2x and 4x** that rate (``--multiples``) offered for ``--seconds`` (15) each.
 
-A run answered 503 is **refused** (its answer's time counted from its scheduled start), one answered 200 that did
-not end in RUN_FINISHED within ``--timeout`` (10 s) **failed after it was accepted**; one that got no answer in time
-failed too. For each overload window: **goodput** (runs served complete per second of arrivals) against the held
+A run answered 503 (or 429) is **refused** (its answer's time counted from its scheduled start), one answered 200
+that did not end in RUN_FINISHED within ``--timeout`` (10 s) **failed after it was accepted**; one that got no answer
+in time (or another status) is **unanswered**. For each overload window: **goodput** (runs served complete per second of arrivals) against the held
 rate, the served runs' p99 against the unloaded p99, the refusals' p99, the share of accepted runs that failed, and
 (``--stateful``) the server log's ``events no longer stored`` lines (an accepted resumable run that lost its events).
 The issue's targets: goodput >= 0.9x held, served p99 <= 2x unloaded, refused p99 <= 100 ms, failed after accepted
@@ -20,8 +20,11 @@ The issue's targets: goodput >= 0.9x held, served p99 <= 2x unloaded, refused p9
 
 Servers: ``serve x1``, ``serve x2`` (``strands-agui serve --app bench.apps:served --workers N``, admission control on
 by default), ``upstream`` (``ag_ui_strands==1.0.2``) and ``floor`` (no adapter), one uvicorn process each;
-``ours off`` is ours in one process with ``admission=None``. ``--stateful``: the ``serve`` servers with threads in
-files and resumable runs in a redis-server started here (``bench.openloop``'s). Not a test: nothing is asserted.
+``ours`` is ours in one process (``bench.apps``), ``ours off`` the same with ``admission=None``. The rate a server
+that sheds holds (``serve xN``, ``ours``) is measured on the same server with admission control off (a process of its
+own, then stopped): its capacity, which shedding is to keep its goodput near. ``--stateful``: the ``serve`` servers
+with threads in files and resumable runs in a redis-server started here (``bench.openloop``'s). Not a test: nothing
+is asserted.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ BASE_RATE = 20.0
 BASE_SECONDS = 3.0
 LOST = b"events no longer stored"
 SERVERS = ("serve x1", "serve x2", "upstream", "floor")
+NUMBERS = itertools.count()
 TARGET_GOODPUT, TARGET_P99, TARGET_REFUSED, TARGET_FAILED = 0.9, 2.0, 0.100, 0.01
 
 
@@ -59,7 +63,7 @@ class Window:
     run: list[float] = field(default_factory=list)  # served runs' times (s from the scheduled start)
     refused: list[float] = field(default_factory=list)  # 503 answers' times
     accepted_failed: int = 0  # 200, then no RUN_FINISHED in time
-    unanswered: int = 0  # no status line in time, or the connection failed
+    unanswered: int = 0  # no status line in time, the connection failed, or a status but 200, 429 and 503
     lost: int = 0  # ``events no longer stored`` lines in the server's log over the window
     lag: list[float] = field(default_factory=list)  # the client's own lag: scheduled start -> request written
 
@@ -85,10 +89,11 @@ async def _one(target: Target, payload: bytes, scheduled: float, window: Window,
             window.lag.append(time.perf_counter() - scheduled)
             head = await reader.readuntil(b"\r\n\r\n")
             answered = True
-            if head.startswith(b"HTTP/1.1 503"):
+            if head.startswith((b"HTTP/1.1 503", b"HTTP/1.1 429")):
                 window.refused.append(time.perf_counter() - scheduled)
                 await reader.readexactly(_length(head))
             elif not head.startswith(b"HTTP/1.1 200"):
+                answered = False  # refused for another reason than load: not a run that was accepted
                 raise RuntimeError(head[:40].decode(errors="replace"))
             else:
                 await read_body(reader)
@@ -168,12 +173,17 @@ async def find_held(target: Target, opts: argparse.Namespace, numbers: itertools
     return low
 
 
-async def measure(name: str, target: Target, opts: argparse.Namespace, log: Path | None) -> dict[str, Any]:
-    numbers = itertools.count()
+async def measure(name: str, target: Target, opts: argparse.Namespace, log: Path | None,
+                  held: float | None = None) -> dict[str, Any]:
+    """The unloaded window and the held rate (``held`` None: found), then the overload windows (``held`` given)."""
+    numbers = NUMBERS  # every run of the bench a thread and run id of its own: the servers share Redis and files
     await offer(target, 10, 1, numbers, opts.timeout)  # warm-up
     unloaded = await offer(target, BASE_RATE, BASE_SECONDS, numbers, opts.timeout)
-    held = opts.held or await find_held(target, opts, numbers, unloaded)
-    print(f"  {name}: holds {held:g} runs/s (unloaded p99 {pct(unloaded.run, 0.99) * 1e3:.0f} ms)", file=sys.stderr)
+    if held is None:
+        held = opts.held or await find_held(target, opts, numbers, unloaded)
+        print(f"  {name}: holds {held:g} runs/s (unloaded p99 {pct(unloaded.run, 0.99) * 1e3:.0f} ms)",
+              file=sys.stderr)
+        return {"held": held, "unloaded": unloaded, "windows": []}
     windows = []
     for multiple in opts.multiples:
         if held:
@@ -214,19 +224,25 @@ def report(results: dict[str, dict[str, Any]], seconds: float, title: str) -> st
     return "\n".join(lines)
 
 
+def _sheds(name: str) -> bool:
+    return name.startswith("serve x") or name == "ours"
+
+
 def _start(name: str, opts: argparse.Namespace, extra: list[str], stack: contextlib.ExitStack,
-           beside: list[int]) -> tuple[Target, Path]:
+           beside: list[int], shedding: bool = True) -> tuple[Target, Path]:
+    """Start ``name`` (``shedding=False``: ours with admission control off) on a free port, its log in a file."""
     port = free_port()
     log = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "server.log"
     stream = stack.enter_context(log.open("wb"))
     if name.startswith("serve x"):
         command = serve_command(port, int(name.removeprefix("serve x")), extra)
+        os.environ["BENCH_ADMISSION"] = "on" if shedding else "off"  # read by each worker's bench.apps:served
         server = start_server(port, command=command, stderr=stream)
         path = "/ours/chat"
     else:
         adapter = "ours" if name == "ours off" else name
-        args = ["--adapter", adapter, "--model", "paced", *(["--endpoint", "admission=null"] if name == "ours off"
-                                                             else [])]
+        off = name == "ours off" or (name == "ours" and not shedding)
+        args = ["--adapter", adapter, "--model", "paced", *(["--endpoint", "admission=null"] if off else [])]
         server = start_server(port, args, stderr=stream)
         path = f"/{adapter}/chat"
     stack.callback(_stop, server)
@@ -269,9 +285,17 @@ def main() -> None:
             extra = ["--threads", "--sessions", sessions, "--resumable", "--events", redis.url]
             beside = [redis.proc.pid] if redis.proc is not None else []
         for name in [s.strip() for s in opts.servers.split(",") if s.strip()]:
+            server_extra = extra if name.startswith("serve") else []
+            found = None
+            if _sheds(name) and not opts.held:  # what it holds is measured without shedding: its capacity
+                with contextlib.ExitStack() as one:
+                    target, _log = _start(name, opts, server_extra, one, beside, shedding=False)
+                    found = asyncio.run(measure(name, target, opts, None))["held"]
             with contextlib.ExitStack() as one:
-                target, log = _start(name, opts, extra if name.startswith("serve") else [], one, beside)
-                results[name] = asyncio.run(measure(name, target, opts, log if opts.stateful else None))
+                target, log = _start(name, opts, server_extra, one, beside)
+                if found is None:
+                    found = asyncio.run(measure(name, target, opts, None))["held"]
+                results[name] = asyncio.run(measure(name, target, opts, log if opts.stateful else None, found))
     end = os.getloadavg()
     print(report(results, opts.seconds, "stateful: threads in files, runs in Redis" if opts.stateful else "stateless"))
     print(f"machine: {os.cpu_count()} CPUs, load average (1, 5, 15 min) {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} at "
