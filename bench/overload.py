@@ -12,9 +12,10 @@ start). Per server, in turn:
 
 A run answered 503 (or 429) is **refused** (its answer's time counted from its scheduled start), one answered 200
 that did not end in RUN_FINISHED within ``--timeout`` (10 s) **failed after it was accepted**; one that got no answer
-in time (or another status) is **unanswered**. For each overload window: **goodput** (runs served complete per second of arrivals) against the held
-rate, the served runs' p99 against the unloaded p99, the refusals' p99, the share of accepted runs that failed, and
-(``--stateful``) the server log's ``events no longer stored`` lines (an accepted resumable run that lost its events).
+in time (or another status) is **unanswered**. For each overload window: **goodput** (runs served complete per second
+of arrivals) against the held rate, the served runs' p99 against the unloaded p99, the refusals' p99, the share of
+accepted runs that failed, and (``--stateful``) the server log's ``events no longer stored`` lines (an accepted
+resumable run that lost its events).
 The issue's targets: goodput >= 0.9x held, served p99 <= 2x unloaded, refused p99 <= 100 ms, failed after accepted
 <= 1%, no events lost; a verdict per row.
 
