@@ -16,6 +16,7 @@
 #   make fuzz      10,000 generated Strands runs through the translator, 2,000 runs with an injected fault,
 #                  schemathesis, all phases (tests/support/fuzz.py)
 #   make lint      ruff + mypy + lint-imports (the layers, no import cycle)
+#   make container the AgentCore Runtime image (Dockerfile) with podman or docker (PLATFORM=linux/arm64; IMAGE=...)
 #   make clean     caches, stamps, node_modules (keeps .venv; `make distclean` removes it too)
 
 SHELL := bash
@@ -64,13 +65,13 @@ export npm_config_update_notifier := false
 SUDO := $(shell [ "$$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && echo "sudo -n"; })
 
 .PHONY: all venv node-deps dojo-deps node-tool deps tools test test-frontends run diagrams proto screenshots bench bench-deps bench-instructions \
-	bench-profile soak fuzz lint clean \
+	bench-profile soak fuzz lint container clean \
 	distclean help
 
 all: test
 
 help:
-	@sed -n '1,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,19p' Makefile | sed 's/^# \{0,1\}//'
 
 $(PYTHON):
 	@echo ">> creating $(VENV) with $(PY)"
@@ -197,6 +198,15 @@ lint: deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
 	$(BIN)/lint-imports --no-cache
+
+# the image AgentCore Runtime runs (docs/deployment.md): arm64 by default, PLATFORM=linux/amd64 for x86; building
+# one platform on a machine of the other needs QEMU's binfmt handlers (qemu-user-static)
+CONTAINER ?= $(shell command -v podman 2>/dev/null || command -v docker 2>/dev/null)
+PLATFORM ?= linux/arm64
+IMAGE ?= strands-agui-agentcore
+container:
+	@test -n "$(CONTAINER)" || { echo "!! make container needs podman or docker (apt-get install podman)" >&2; exit 1; }
+	$(CONTAINER) build --platform $(PLATFORM) -t $(IMAGE) .
 
 clean:
 	@rm -rf .pytest_cache .mypy_cache .ruff_cache build dist src/*.egg-info $(addsuffix /node_modules,$(NODE_DIRS)) \

@@ -31,6 +31,7 @@ from ag_ui.encoder import EventEncoder
 from strands import Agent
 
 from strands_agui import StrandsAgent
+from strands_agui.core.facts import NO_FACTS
 from strands_agui.runtime.loop import translate
 from strands_agui.runtime.runlog import RecordedRun, Recorder, read_log
 from strands_agui.server.transport.streaming import sse_frame
@@ -64,8 +65,9 @@ def adapter_pass(run: RecordedRun, encoder: EventEncoder) -> int:
     assert data is not None
 
     async def go() -> int:
-        translator = adapter.translator(data)  # framed as our server frames it (``sse_frame``)
-        size = sum(len(sse_frame(e)) for e in translator.start())  # type: ignore[arg-type]
+        opening = adapter.opening(data)  # framed as our server frames it (``sse_frame``)
+        size = sum(len(sse_frame(e)) for e in opening.start())
+        translator = opening.translator(NO_FACTS)
         async for event in translate(translator, _events(run)):
             size += len(sse_frame(event))
         return size

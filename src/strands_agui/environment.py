@@ -8,7 +8,10 @@ takes its default store from it when it is built). Nothing reads the environment
 
 A flag (``STRANDS_AGUI_THREADS``, ``STRANDS_AGUI_RESUMABLE``, ``STRANDS_AGUI_METRICS``) is parsed by
 :func:`env_flag` alone: ``1``/``true``/``yes``/``on`` (any case, around spaces) is on, ``0``/``false``/``no``/``off``
-or empty is off, anything else is refused (a ``ValueError`` naming the variable) when the app is built.
+or empty is off, anything else is refused (a ``ValueError`` naming the variable) when the app is built. A number
+(seconds, tries, limits) is parsed by :func:`env_number` alone, the same way: unset or empty is None (the
+default), a value outside its range (:data:`RANGES`) is refused with a ``ValueError`` naming the variable and the
+range, whoever reads it (an app, an endpoint, a ``StrandsAgent`` taking its default store).
 
 The flags turn a feature on for every endpoint of the served app; an endpoint's own setting turns it on for
 itself (``docs/configuration.md``: the operator's flag and the code's setting; the code never turns the
@@ -53,29 +56,41 @@ def env_flag(name: str, text: str | None) -> bool:
     raise ValueError(f"{name}={text!r}: give 1, true, yes or on (or 0, false, no, off)")
 
 
-def _number(name: str, text: str | None, kind: type[float] | type[int]) -> float | int | None:
+SECONDS, SECONDS_OR_ZERO, WHOLE = "a number of seconds > 0", "a number of seconds >= 0", "a whole number >= 1"
+RANGES = {  # each number's variable -> what it must be (``inf`` is a number of seconds: forever)
+    RETENTION_ENV: SECONDS, LEASE_ENV: SECONDS, CONNECT_TIMEOUT_ENV: SECONDS, READ_TIMEOUT_ENV: SECONDS,
+    ATTEMPTS_ENV: WHOLE, COOLDOWN_ENV: SECONDS_OR_ZERO, DETACH_ENV: SECONDS_OR_ZERO, LIVE_RUNS_ENV: WHOLE,
+    REDIS_CONNECTIONS_ENV: WHOLE,
+}
+
+
+def env_number(name: str, text: str | None) -> float | int | None:
+    """The one parser of a number variable (``RANGES[name]`` says which kind): None when unset or empty; a
+    ``float`` (seconds) or an ``int`` (``WHOLE``); anything else is a ``ValueError`` naming ``name``."""
     if text is None or not text.strip():
         return None
+    kind = RANGES[name]
     try:
-        return kind(text)
+        value: float | int = int(text) if kind == WHOLE else float(text)
     except ValueError:
-        raise ValueError(f"{name}={text!r}: not a{'n integer' if kind is int else ' number'}") from None
+        value = -1
+    if value != value or value < (1 if kind == WHOLE else 0) or (kind == SECONDS and value == 0):
+        raise ValueError(f"{name}={text!r}: give {kind}")
+    return value
 
 
 @dataclass(frozen=True)
 class ServeEnvironment:
-    """What ``strands-agui serve`` set for its workers; every field off or None when nothing was set.
-
-    The session store's values stay text: ``runtime/stores.session_store`` checks them (a wrong one is the
-    default, logged: a paused run never fails on one)."""
+    """What ``strands-agui serve`` set for its workers; every field off or None when nothing was set (the
+    default). Every value is parsed here, once (:func:`env_flag`, :func:`env_number`)."""
 
     sessions: str | None = None
-    pause_retention: str | None = None
-    lease_seconds: str | None = None
-    s3_connect_timeout: str | None = None
-    s3_read_timeout: str | None = None
-    s3_attempts: str | None = None
-    s3_cooldown: str | None = None
+    pause_retention: float | None = None
+    lease_seconds: float | None = None
+    s3_connect_timeout: float | None = None
+    s3_read_timeout: float | None = None
+    s3_attempts: int | None = None
+    s3_cooldown: float | None = None
     threads: bool = False
     resumable: bool = False
     events: str | None = None
@@ -89,20 +104,12 @@ class ServeEnvironment:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ServeEnvironment:
         """Read ``environ`` (default ``os.environ``) once; a wrong flag or number is a ``ValueError`` naming it."""
         env = os.environ if environ is None else environ
-        detach = _number(DETACH_ENV, env.get(DETACH_ENV), float)
-        live = _number(LIVE_RUNS_ENV, env.get(LIVE_RUNS_ENV), int)
-        connections = _number(REDIS_CONNECTIONS_ENV, env.get(REDIS_CONNECTIONS_ENV), int)
+        numbers = {field: env_number(_VARIABLES[field], env.get(_VARIABLES[field])) for field in _NUMBERS}
         return cls(
-            sessions=env.get(SESSIONS_ENV) or None, pause_retention=env.get(RETENTION_ENV),
-            lease_seconds=env.get(LEASE_ENV), s3_connect_timeout=env.get(CONNECT_TIMEOUT_ENV),
-            s3_read_timeout=env.get(READ_TIMEOUT_ENV), s3_attempts=env.get(ATTEMPTS_ENV),
-            s3_cooldown=env.get(COOLDOWN_ENV),
-            threads=env_flag(THREADS_ENV, env.get(THREADS_ENV)),
+            sessions=env.get(SESSIONS_ENV) or None, threads=env_flag(THREADS_ENV, env.get(THREADS_ENV)),
             resumable=env_flag(RESUMABLE_ENV, env.get(RESUMABLE_ENV)), events=env.get(EVENTS_ENV) or None,
-            detach_seconds=None if detach is None else float(detach),
-            max_live_runs_per_principal=None if live is None else int(live),
-            redis_max_connections=None if connections is None else int(connections),
-            metrics=env_flag(METRICS_ENV, env.get(METRICS_ENV)), metrics_directory=env.get(MULTIPROC_ENV) or None)
+            metrics=env_flag(METRICS_ENV, env.get(METRICS_ENV)), metrics_directory=env.get(MULTIPROC_ENV) or None,
+            **numbers)  # type: ignore[arg-type]
 
     def to_env(self) -> dict[str, str]:
         """The variables that say this (what ``serve`` writes for its workers); fields off or None are left out,
@@ -124,5 +131,6 @@ _VARIABLES = {
     "redis_max_connections": REDIS_CONNECTIONS_ENV, "metrics": METRICS_ENV,
     "metrics_directory": MULTIPROC_ENV,
 }
+_NUMBERS = tuple(field for field, name in _VARIABLES.items() if name in RANGES)
 
-__all__ = ["ServeEnvironment", "env_flag"]
+__all__ = ["ServeEnvironment", "env_flag", "env_number"]

@@ -1,5 +1,6 @@
 """No input is dropped silently: every Strands input the run's state cannot take is a declined move
-(``Translator.decline``), which the inspector shows in its step's ``declined`` list.
+(``Translator.decline``), a ``Move`` with ``declined`` set that ``on_move`` sees (the inspector shows it in its
+step's ``declined`` list: ``tests/server/test_inspector.py``).
 
 :data:`DECLINES` lists every such case the core has, with how a run reaches it; a test reads the core's source
 for its ``decline`` calls so a new one cannot be added without a line here.
@@ -16,7 +17,7 @@ import pytest
 from strands import Agent
 
 from strands_agui import StrandsAgent
-from strands_agui.server.console.inspector import TRACE_EVENT, inspected_run
+from strands_agui.core.machine import Move
 from strands_agui.tooling.scripted import Cited, Reasoning, ScriptedModel, Step, Text
 from tests.support.paths import REPO
 from tests.support.recorded import FIXTURES, Stepper
@@ -57,18 +58,15 @@ REACHED = [(case, script) for case, script in DECLINES.items() if script is not 
 
 
 @pytest.mark.parametrize("case,script", REACHED, ids=[cause for (_, cause), _ in REACHED])
-def test_a_declined_input_is_a_step_of_the_inspectors_trace(case: tuple[str, str], script: list[Step]) -> None:
+def test_a_declined_input_is_a_declined_move_of_the_runs_trace(case: tuple[str, str], script: list[Step]) -> None:
     agent = StrandsAgent(Agent(model=ScriptedModel([script]), callback_handler=None))
+    moves: list[Move] = []
 
     async def run() -> list[Any]:
-        return [event async for event in inspected_run(agent, run_input())]
+        return [event async for event in agent.run(run_input(), on_move=moves.append)]
 
     events = asyncio.run(run())
-    steps = [step for e in events if getattr(e, "name", None) == TRACE_EVENT for step in e.value["steps"]]
-    declined = [(d["trigger"], d["cause"], d["state"]) for step in steps for d in step.get("declined", ())]
-    assert declined == [(*case, "ready")]
-    [step] = [step for step in steps if step.get("declined")]
-    assert step["event"] is not None and step["transitions"] == []  # the Strands event, which moved nothing
+    assert [(m.trigger, m.cause, m.state) for m in moves if m.declined] == [(*case, "ready")]
     assert events[-1].type.value == "RUN_FINISHED"
 
 

@@ -66,29 +66,21 @@ def test_every_guard_and_state_in_the_table_is_known_and_every_guard_is_answered
 
 
 def test_one_machine_mechanism_guards_defined_once() -> None:
-    """The translator, the opening and the served run's driver each hold a ``machine.Machine`` of a ``Table``; no
-    model carries a patched ``trigger`` or a guard method of its own (issue 27)."""
+    """The translator and the opening hold one ``machine.Machine`` of a ``Table`` (the served run's driver too:
+    ``tests/server/test_driver.py``); no model carries a patched ``trigger`` or a guard method of its own."""
     from strands_agui.core.machine import GUARDS, Machine
     from strands_agui.core.opening import RunOpening
     from strands_agui.core.translator import Translator
-    from strands_agui.server.transport.driver import DRIVER, RunDriver
     from tests.support.scenarios import run_input
 
     opening = StrandsAgent(BY_NAME["backend_tool"].agent()).opening(run_input())
     opening.start()
     translator = opening.translator(RunFacts())
+    assert isinstance(translator.machine, Machine)
     assert translator.machine is opening.machine and translator.machine.model is translator
-    driver = RunDriver(_nothing(), lambda event: b"", object(), keepalive=1, coalesce=0,  # type: ignore[arg-type]
-                       keepalive_frame=None)
-    assert isinstance(driver.machine, Machine) and driver.machine.table is DRIVER
-    for owner in (Translator, RunOpening, RunDriver):
+    for owner in (Translator, RunOpening):
         assert not hasattr(owner, "trigger")
         assert not any(hasattr(owner, guard) for guard in GUARDS)
-
-
-async def _nothing():  # type: ignore[no-untyped-def]
-    return
-    yield
 
 
 class Bare:
@@ -144,22 +136,20 @@ def test_committed_svg_matches_a_fresh_render() -> None:
 
 
 def test_every_trigger_appears_in_the_mermaid_diagram() -> None:
-    from strands_agui.core.machine import triggers
-
     text = diagrams.mermaid()  # self-loops of one state share a label: "a: t1 [internal] | t2 [internal]"
-    assert all(f": {t}" in text or f"| {t}" in text for t in triggers())
+    assert all(f": {t}" in text or f"| {t}" in text for t in RUN.triggers())
 
 
 def test_internal_moves_are_checked_against_the_table() -> None:
-    from strands_agui.core.translator import Translator
     from tests.support.scenarios import run_input
 
-    translator = Translator(run_input())
-    translator.start()
+    opening = StrandsAgent(BY_NAME["backend_tool"].agent()).opening(run_input())
+    opening.start()
+    translator = opening.translator(RunFacts())
     with pytest.raises(MachineError):
-        translator.move("text_delta", "data")  # no text message is open
+        translator.fire("text_delta", "data")  # no text message is open
     translator.handle({"event": {"contentBlockDelta": {"delta": {"text": "hi"}}}})
-    translator.move("text_delta", "data")
+    translator.fire("text_delta", "data")
     assert translator.state == "streaming_text"
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.oracles import CURRENT, LEGACY, OracleSetupError, run_official_client
+from tests.support import processes
 
 DOJO = Path(__file__).resolve().parent
 REPO = DOJO.parents[1]
@@ -84,7 +85,7 @@ def _process(args: list[str], env: dict[str, str], port: int, what: str, logs: P
     """``args`` running until the block ends, its output in ``logs`` (``DOJO_LOG_DIR`` keeps them after a run)."""
     path = Path(os.environ.get("DOJO_LOG_DIR") or logs) / f"dojo-{what.split()[-1]}-{port}.log"
     log = path.open("wb")
-    proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=DOJO)
+    proc = processes.start(args, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=DOJO)
     try:
         try:
             _wait_port(port, proc, what)
@@ -93,12 +94,7 @@ def _process(args: list[str], env: dict[str, str], port: int, what: str, logs: P
             raise RuntimeError(f"{e}:\n{path.read_text(errors='replace')[-3000:]}") from None
         yield
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        processes.stop(proc)
         log.close()
 
 

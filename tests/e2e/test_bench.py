@@ -7,7 +7,7 @@ import asyncio
 import itertools
 import json
 import os
-import subprocess
+import signal
 import sys
 import time
 from typing import Any
@@ -35,6 +35,7 @@ from bench.openloop import (
 )
 from bench.profile import WAITING, classify, tally
 from strands_agui.server.transport.streaming import COALESCE_SECONDS
+from tests.support.processes import running
 
 
 def _frames(text: str) -> list[dict[str, object]]:
@@ -185,15 +186,11 @@ def test_the_server_cpu_is_its_process_trees() -> None:
     """uvicorn's workers are the supervisor's children: their CPU counts as the server's."""
     burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\ntime.sleep(60)"
     before = server_cpu(os.getpid())
-    child = subprocess.Popen([sys.executable, "-c", burn])
-    try:
+    with running([sys.executable, "-c", burn], first=signal.SIGKILL) as child:
         deadline = time.monotonic() + 20
         while server_cpu(child.pid) < 0.3 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert round(server_cpu(os.getpid()) - before, 2) >= 0.3  # whole ticks: 2.36 - 2.06 is 0.2999...
-    finally:
-        child.kill()
-        child.wait(10)
 
 
 def test_bench_apps_served_is_ours_on_the_paced_model() -> None:

@@ -132,8 +132,22 @@ def test_without_dot_the_diagram_is_mermaid_and_dot_source(tmp_path: Path, monke
     assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["run_machine.dot", "run_machine.mmd",
                                                                    "served_run.dot", "served_run.mmd"]
     err = capsys.readouterr().err
-    assert "`dot` is not on PATH" in err and "apt-get install graphviz" in err
+    assert "`dot` is not on PATH" in err and "apt-get install graphviz" in err and "pip install" not in err
     assert main(["diagram", "--out", str(tmp_path / "e"), "--console", str(tmp_path / "c.svg")]) == 2
     assert "--console draws the console's SVG" in capsys.readouterr().err
 
 
+
+
+def test_with_dot_on_path_the_advice_is_only_the_python_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "dot").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    (bin_dir / "dot").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))  # Graphviz's `dot` is there, the graphviz package is not
+    monkeypatch.setitem(sys.modules, "graphviz", None)
+    assert main(["diagram", "--out", str(tmp_path / "d")]) == 0
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == ("strands-agui: wrote the Mermaid diagrams only (the graphviz Python package is not installed); "
+                    "for the DOT and SVG files too: pip install 'strands-agui[diagrams]'"), line

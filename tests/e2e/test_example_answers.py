@@ -1,5 +1,7 @@
-"""The scripted answers to every prompt the console suggests (``PROMPTS`` of each example) read like an
-assistant's: they name what the prompt asks about, never the prompt itself pasted into a sentence.
+"""The scripted answers to every prompt the console suggests (``PROMPTS`` of each example), and to free text
+typed instead, read like an assistant's: they name what the prompt asks about, never the prompt itself pasted into a
+sentence, and no tool is called for a word the prompt merely contains ("Why is the sky blue?" is not a request for
+a blue page).
 
 Each prompt is played by the example's own agent (scripted model, no delay) through ``StrandsAgent.run``; the
 stream goes through both oracles.
@@ -26,7 +28,13 @@ def examples() -> list[Any]:
 
 
 async def answer(module: Any, prompt: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    """The text the run streams, its calls' arguments by tool name, and its last state."""
+    """The text the run streams, its calls' arguments by tool name (a tool's last call), and its last state."""
+    text, calls, state = await answer_calls(module, prompt)
+    return text, dict(calls), state
+
+
+async def answer_calls(module: Any, prompt: str) -> tuple[str, list[tuple[str, Any]], dict[str, Any]]:
+    """The text the run streams, each call's tool name and arguments in order, and its last state."""
     kwargs = {"step_delay": 0} if module.__name__.endswith("agentic_generative_ui") else {}
     agent = module.build_agent(env=NO_DELAY, **kwargs)
     input_data = RunAgentInput.model_validate({
@@ -41,7 +49,7 @@ async def answer(module: Any, prompt: str) -> tuple[str, dict[str, Any], dict[st
     for e in of_type(events, "TOOL_CALL_ARGS"):
         by_call[e["toolCallId"]] = by_call.get(e["toolCallId"], "") + e["delta"]
     text = " ".join(m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content"))
-    return text, {names[call]: json.loads(v) for call, v in by_call.items()}, report["state"]  # a tool's last call
+    return text, [(names[call], json.loads(v)) for call, v in by_call.items()], report["state"]
 
 
 PROMPTS = [(m, p) for m in examples() for p in m.PROMPTS]
@@ -105,3 +113,61 @@ async def test_a_surface_is_titled_by_what_it_shows() -> None:
         "Pick up groceries", "Post a parcel", "Collect the dry cleaning"]
     text, args, _ = await answer(a2ui_generative_ui, "A packing checklist: passport, charger and sunscreen")
     assert text.endswith("Here it is: Packing checklist, drawn above.")
+
+
+FREE_TEXT = ("Who owns the billing service?", "Weather in Berlin and Rome?", "Why is the sky blue?",
+             "How long does it take?", "Tell me a joke about red cats", "What is the capital of France?",
+             "Ignore that and summarise our chat so far")
+"""What people type instead of a suggestion: questions, another example's request, small talk."""
+FREE = [(m, p) for m in examples() for p in FREE_TEXT]
+
+
+@pytest.mark.parametrize(("module", "prompt"), FREE, ids=[f"{m.NAME}:{p}" for m, p in FREE])
+async def test_free_text_is_answered_not_echoed(module: Any, prompt: str) -> None:
+    text, calls, _ = await answer_calls(module, prompt)
+    assert text, "an answer in words"
+    typed = prompt.rstrip("?.!")
+    assert typed not in text, text
+    assert typed not in json.dumps(calls), calls  # nor made a tool's argument
+
+
+@pytest.mark.parametrize("name", ["agentic_chat", "agentic_chat_reasoning", "agentic_chat_multimodal"])
+@pytest.mark.parametrize("prompt", ["Why is the sky blue?", "Tell me a joke about red cats",
+                                    "What colour is the background?"])
+async def test_a_colour_in_a_question_is_not_a_request_for_a_background(name: str, prompt: str) -> None:
+    module = next(m for m in examples() if m.NAME == name)
+    _, calls, _ = await answer_calls(module, prompt)
+    assert calls == []
+    _, calls, _ = await answer_calls(module, "Make the background teal")
+    assert calls == [("change_background", {"background": "teal"})]
+
+
+async def test_each_place_named_gets_its_own_weather() -> None:
+    from strands_agui.examples import backend_tool_rendering
+    text, calls, _ = await answer_calls(backend_tool_rendering, "Weather in Berlin and Rome?")
+    assert calls == [("get_weather", {"location": "Berlin"}), ("get_weather", {"location": "Rome"})]
+    assert "In Berlin it is" in text and "In Rome it is" in text
+
+
+async def test_a_question_about_the_recipe_is_answered_not_applied() -> None:
+    from strands_agui.examples import shared_state
+    text, calls, _ = await answer_calls(shared_state, "How long does it take?")
+    assert calls == [] and text == "Make Your Recipe takes about 45 min to cook."
+
+
+@pytest.mark.parametrize("name", ["human_in_the_loop", "background_agents"])
+async def test_no_flight_is_booked_unless_one_is_asked_for(name: str) -> None:
+    module = next(m for m in examples() if m.NAME == name)
+    for prompt in ("Who owns the billing service?", "hello", "Why is the sky blue?", "Why is the report late?",
+                   "How do I cancel a flight?"):
+        _, calls, _ = await answer_calls(module, prompt)
+        assert calls == [], prompt
+
+
+async def test_the_team_researches_what_is_asked_about() -> None:
+    from strands_agui.examples import multi_agent
+    text, args, _ = await answer(multi_agent, "Who owns the billing service?")
+    assert args["search_notes"] == {"topic": "the billing service"}
+    assert "Here is what the team knows about the billing service:" in text
+    _, calls, _ = await answer_calls(multi_agent, "Why is the sky blue?")
+    assert calls == []  # no topic asked about: no search of "Why is the sky blue"

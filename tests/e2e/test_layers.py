@@ -150,3 +150,44 @@ def test_the_graph_drawn_by_module_name_has_no_upward_import() -> None:
     modules, edges = graph_by_name()
     upward = sorted(f"{modules[a]} -> {modules[b]}" for a, b in edges if layer(modules[a]) < layer(modules[b]))
     assert not upward, upward
+
+
+# ----------------------------------------------------------------------------- the tests keep the layers too
+
+BELOW_THE_SERVER = ("core", "runtime")
+"""The test folders of the layers under the server: what they prove holds without the HTTP side, so none of
+their files imports ``strands_agui.server`` (nor a name the package serves from it, ``strands_agui._SERVED``).
+import-linter checks the package only; this reads the tests' own imports, inside functions too."""
+
+
+def server_imports(path: Path) -> list[str]:
+    """The imports of the server in a test file: module names, and names the package re-exports from it."""
+    import ast
+
+    from strands_agui import _SERVED
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("strands_agui.server")]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "strands_agui.server" or node.module.startswith("strands_agui.server."):
+                found.append(node.module)
+            elif node.module == "strands_agui":
+                found += [f"strands_agui.{a.name}" for a in node.names if a.name in _SERVED or a.name == "server"]
+    return found
+
+
+def test_core_and_runtime_tests_never_import_the_server() -> None:
+    tests = ROOT / "tests"
+    found = {str(path.relative_to(ROOT)): names for folder in BELOW_THE_SERVER
+             for path in sorted((tests / folder).rglob("*.py")) if (names := server_imports(path))}
+    assert not found, f"tests below the server importing it (move them to tests/server/): {found}"
+
+
+def test_the_check_of_test_imports_finds_each_form(tmp_path: Path) -> None:
+    planted = tmp_path / "test_planted.py"
+    planted.write_text("import strands_agui.server.app\nfrom strands_agui import StrandsAgent, create_strands_app\n"
+                       "def f():\n    from strands_agui.server.transport import versions\n", encoding="utf-8")
+    assert server_imports(planted) == ["strands_agui.server.app", "strands_agui.create_strands_app",
+                                       "strands_agui.server.transport"]

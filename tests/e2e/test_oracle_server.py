@@ -19,6 +19,7 @@ import pytest
 import tests.oracles as oracles
 from tests.oracles import CLIENT_DIR, CLIENT_SCRIPT, CLIENTS, CURRENT, LEGACY, check_official_client
 from tests.support.paths import REPO
+from tests.support.processes import start, stop
 
 REPO = REPO
 INPUT = {"threadId": "thread-1", "runId": "run-1"}  # pinned, so two checks of one stream report the same
@@ -43,9 +44,9 @@ def write(path: Path, events: list[dict]) -> str:
 @contextmanager
 def server(client: str, *node_args: str) -> Iterator[Any]:
     """A bare ``--serve`` process; yields ``ask(argv) -> answer``."""
-    proc = subprocess.Popen([oracles._node(), *node_args, str(CLIENT_SCRIPT), "--serve"], cwd=CLIENT_DIR, text=True,
-                            env={**os.environ, "AGUI_CLIENT_DIR": str(CLIENTS[client])},
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = start([oracles._node(), *node_args, str(CLIENT_SCRIPT), "--serve"], cwd=CLIENT_DIR, text=True,
+                 env={**os.environ, "AGUI_CLIENT_DIR": str(CLIENTS[client])},
+                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     ids = iter(range(1, 1000))
 
     def ask(argv: list[str]) -> dict[str, Any]:
@@ -59,9 +60,10 @@ def server(client: str, *node_args: str) -> Iterator[Any]:
 
     try:
         yield ask
-    finally:
         _, ask.stderr = proc.communicate(input="", timeout=30)  # type: ignore[attr-defined]  # stdin closed: it ends
         assert proc.returncode == 0, ask.stderr  # type: ignore[attr-defined]
+    finally:
+        stop(proc)
 
 
 @pytest.fixture(params=[CURRENT, LEGACY])

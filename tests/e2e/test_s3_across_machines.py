@@ -27,6 +27,7 @@ import httpx
 import pytest
 from moto.server import ThreadedMotoServer
 
+from tests.support.processes import running
 from tests.support.workers import PIDS, ROUTE, booked, free_port, held_messages, pause, serve
 
 pytestmark = pytest.mark.slow
@@ -86,10 +87,8 @@ def nginx(workdir: Path, *upstreams: str) -> Iterator[str]:
     workdir.mkdir(parents=True, exist_ok=True)
     conf = workdir / "nginx.conf"
     conf.write_text(NGINX_CONF.format(dir=workdir, a=upstreams[0], b=upstreams[1], port=port))
-    proc = subprocess.Popen([NGINX, "-p", str(workdir), "-c", str(conf), "-g", "daemon off;"],
-                            stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
-    try:
+    with running([NGINX, "-p", str(workdir), "-c", str(conf), "-g", "daemon off;"], stderr=subprocess.PIPE) as proc:
         deadline = time.monotonic() + 30
         while True:
             assert proc.poll() is None, proc.stderr.read().decode()  # type: ignore[union-attr]
@@ -100,9 +99,6 @@ def nginx(workdir: Path, *upstreams: str) -> Iterator[str]:
                 assert time.monotonic() < deadline, "nginx did not start"
                 time.sleep(0.1)
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 @pytest.fixture(scope="module")

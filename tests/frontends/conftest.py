@@ -30,6 +30,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.console.conftest import TIMEOUT_MS, browser, unavailable  # noqa: F401 - browser is a fixture
+from tests.support import processes
 
 HERE = Path(__file__).parent
 LOAD_TIMEOUT_MS = 90_000  # the first load parses the ~17 MB bundle on a shared machine
@@ -52,12 +53,7 @@ def node() -> str:
 
 
 def stop(process: subprocess.Popen[str]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=5)
+    processes.stop(process, grace=15)
 
 
 def wait_ping(process: subprocess.Popen[str], base: str) -> None:
@@ -81,7 +77,7 @@ def serve_cli(sessions: Path, *flags: str, env: dict[str, str] | None = None) ->
     environment.update(env or {})
     command = [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions",
                str(sessions), *flags, "--log-level", "warning"]
-    process = subprocess.Popen(command, env=environment, text=True)
+    process = processes.start(command, env=environment, text=True)
     try:
         wait_ping(process, f"http://127.0.0.1:{port}")
         yield f"http://127.0.0.1:{port}"
@@ -134,8 +130,8 @@ def runtime(served: str, bundle: Path) -> Iterator[str]:
 
     routes = ",".join(module.agent.name for module in EXAMPLES)
     env = {**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1", "NODE_ENV": "production"}
-    process = subprocess.Popen([node(), "runtime.mjs", served, routes], cwd=HERE, env=env, text=True,
-                               stdout=subprocess.PIPE)
+    process = processes.start([node(), "runtime.mjs", served, routes], cwd=HERE, env=env, text=True,
+                              stdout=subprocess.PIPE)
     try:
         assert process.stdout is not None
         yield f"http://127.0.0.1:{listening_port(process, process.stdout)}"
@@ -241,10 +237,14 @@ class RestartableRuntime:
 
     def start(self) -> str:
         env = {**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1", "NODE_ENV": "production"}
-        self.process = subprocess.Popen([node(), "runtime.mjs", self.served, self.routes, "--restore"], cwd=HERE,
-                                        env=env, text=True, stdout=subprocess.PIPE)
+        self.process = processes.start([node(), "runtime.mjs", self.served, self.routes, "--restore"], cwd=HERE,
+                                       env=env, text=True, stdout=subprocess.PIPE)
         assert self.process.stdout is not None
-        self.base = f"http://127.0.0.1:{listening_port(self.process, self.process.stdout)}"
+        try:
+            self.base = f"http://127.0.0.1:{listening_port(self.process, self.process.stdout)}"
+        except BaseException:
+            self.stop()
+            raise
         return self.base
 
     def stop(self) -> None:

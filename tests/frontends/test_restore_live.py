@@ -12,7 +12,6 @@ the thread (its first run had kept nothing yet) and never the answer.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 import uuid
@@ -33,6 +32,7 @@ from tests.frontends.conftest import (
     stop,
     wait_ping,
 )
+from tests.support import processes
 from tests.support.live_app import FINAL, SO_FAR
 
 pytestmark = pytest.mark.slow
@@ -51,8 +51,12 @@ class Served:
                    "--port", str(port), "--sessions", str(tmp / "sessions"), "--threads", "--resumable",
                    "--log-level", "warning"]
         self.url = f"http://127.0.0.1:{port}"
-        self.process = subprocess.Popen(command, env=env, text=True, cwd=HERE.parent.parent)
-        wait_ping(self.process, self.url)
+        self.process = processes.start(command, env=env, text=True, cwd=HERE.parent.parent)
+        try:
+            wait_ping(self.process, self.url)
+        except BaseException:
+            stop(self.process)
+            raise
 
     def shut(self) -> None:
         self.gate.unlink(missing_ok=True)

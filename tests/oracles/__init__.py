@@ -42,6 +42,7 @@ import json
 import os
 import queue
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -50,6 +51,8 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from tests.support import processes
 
 __all__ = [
     "CLIENT_DIR",
@@ -200,7 +203,7 @@ class _CheckServer:
 
     def __init__(self, client: str) -> None:
         self.args = [_node(), str(CLIENT_SCRIPT), "--serve"]
-        self.proc = subprocess.Popen(
+        self.proc = processes.start(
             self.args,
             cwd=CLIENT_DIR,
             env=_client_env(client),
@@ -270,8 +273,8 @@ class _CheckServer:
                 self.proc.stdin.close()  # the server's own way out: stdin closed
                 self.proc.wait(timeout=2)
             except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait()
+                pass
+        processes.stop(self.proc, first=signal.SIGKILL, close_streams=False)
         try:
             assert self.proc.stdin is not None
             self.proc.stdin.close()  # stdout and stderr: their pumps close them at EOF
@@ -279,9 +282,7 @@ class _CheckServer:
             pass
 
     def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        processes.stop(self.proc, first=signal.SIGKILL, close_streams=False)
         self.close()
 
 

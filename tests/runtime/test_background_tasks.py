@@ -14,14 +14,12 @@ import pytest
 from ag_ui.core import RunAgentInput
 
 from strands_agui import StrandsAgent
-from strands_agui.server.transport.versions import legacy_event
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import CURRENT, LEGACY, assert_valid_stream, check_official_client
+from tests.support.background import activities, card, reader, sent, slow_report_agent, thread_input
+from tests.support.generations import legacy_event
 from tests.support.replays import replayed
-
-
-def activities(report: dict[str, Any]) -> list[dict[str, Any]]:
-    return [m for m in report["messages"] if m["role"] == "activity"]
+from tests.support.scenarios import run_input
 
 
 def test_the_task_is_an_activity_holding_its_result_on_both_clients() -> None:
@@ -60,7 +58,6 @@ async def test_a_cancelled_run_cancels_its_open_tasks() -> None:
 
     from strands_agui import StrandsAgent
     from strands_agui.tooling.scripted import Cancel, ScriptedModel, Text, ToolUse
-    from tests.support.scenarios import run_input
 
     finished: list[str] = []
 
@@ -82,36 +79,13 @@ async def test_a_cancelled_run_cancels_its_open_tasks() -> None:
     assert finished == [], "the task was cancelled with its run"
 
 
-def _slow_report_agent(seconds: float, script: list[Any], **background: Any) -> Any:
-    import asyncio
-
-    from strands import Agent, tool
-
-    from strands_agui.tooling.scripted import ScriptedModel
-
-    @tool
-    async def long_report(topic: str) -> str:
-        """A report that takes long."""
-        await asyncio.sleep(seconds)
-        return f"Report on {topic}: all fine."
-
-    return Agent(model=ScriptedModel(script), tools=[long_report], callback_handler=None,
-                 background_tasks={"always": ["long_report"], **background})
-
-
-def _card(report: dict[str, Any]) -> dict[str, Any]:
-    [task] = activities(report)
-    return task["content"]
-
-
 async def test_a_cancelled_run_shows_its_task_cancelled_on_both_clients() -> None:
     """Issue 29: the task card ends ``cancelled`` (its last activity event before the terminal one says so)."""
     from strands_agui import StrandsAgent
     from strands_agui.tooling.scripted import Cancel, Text, ToolUse
-    from tests.support.scenarios import run_input
 
-    agent = _slow_report_agent(5, [[ToolUse("long_report", {"topic": "x"}, tool_use_id="tool-long")],
-                                   [Text("Working on it"), Cancel()]])
+    agent = slow_report_agent(5, [[ToolUse("long_report", {"topic": "x"}, tool_use_id="tool-long")],
+                                  [Text("Working on it"), Cancel()]])
     raw = [e async for e in StrandsAgent(agent).run(run_input("go"))]
     events = dump_events(raw)
     assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["outcome"] == {"type": "cancelled"}
@@ -120,7 +94,7 @@ async def test_a_cancelled_run_shows_its_task_cancelled_on_both_clients() -> Non
         "patch"]
     for report in (assert_valid_stream(events), check_official_client([legacy_event(e) for e in raw],
                                                                        client=LEGACY)):
-        assert _card(report)["status"] == "cancelled"
+        assert card(report)["status"] == "cancelled"
 
 
 async def test_a_cancel_by_id_shows_the_task_cancelled() -> None:
@@ -130,10 +104,9 @@ async def test_a_cancel_by_id_shows_the_task_cancelled() -> None:
 
     from strands_agui import StrandsAgent
     from strands_agui.tooling.scripted import Text, ToolUse
-    from tests.support.scenarios import run_input
 
-    agent = _slow_report_agent(5, [[ToolUse("long_report", {"topic": "x"}, tool_use_id="tool-long")],
-                                   [Text("Working on it, a long answer " * 3, chunks=30)]])
+    agent = slow_report_agent(5, [[ToolUse("long_report", {"topic": "x"}, tool_use_id="tool-long")],
+                                  [Text("Working on it, a long answer " * 3, chunks=30)]])
     cancel = threading.Event()
     events = []
     async for event in StrandsAgent(agent).run(run_input("go"), cancel=cancel):
@@ -145,35 +118,7 @@ async def test_a_cancel_by_id_shows_the_task_cancelled() -> None:
     assert wire[-1]["outcome"] == {"type": "cancelled"}
     for report in (assert_valid_stream(wire), check_official_client([legacy_event(e) for e in events],
                                                                     client=LEGACY)):
-        assert _card(report)["status"] == "cancelled"
-
-
-def _reader(messages: list[Any]) -> Any:
-    """The scripted model: a report asked for starts ``long_report``; a delivered task result (Strands' synthetic
-    ``strands_manage_background_task`` call, answered) is read back to the user; else a short line."""
-    from strands_agui.tooling.scripted import Text, ToolUse
-
-    last = messages[-1]
-    for block in last.get("content") or ():
-        result = block.get("toolResult")
-        if result is None:
-            continue
-        texts = [b["text"] for b in result.get("content") or () if "text" in b]
-        meta = next((b["json"] for b in result.get("content") or () if "json" in b), None)
-        if meta is None:
-            return [Text("It is being written.")]  # the dispatch's answer
-        if texts:
-            return [Text(f"Your report came in: {texts[0]}")]
-        return [Text(f"The report was {meta.get('status')}.")]
-    words = " ".join(b.get("text", "") for b in last.get("content") or ())
-    if "report" in words:
-        return [ToolUse("long_report", {"topic": "sales"}, tool_use_id="tool-report")]
-    return [Text("Nothing new.")]
-
-
-def sent(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What ``HttpAgent`` sends of the messages it holds (``prepareRunAgentInput``, 1.0 and 0.0.59): no activity."""
-    return [m for m in messages if m["role"] != "activity"]
+        assert card(report)["status"] == "cancelled"
 
 
 @pytest.mark.parametrize(("client", "cards_sent"), [(CURRENT, False), (LEGACY, False), (CURRENT, True)])
@@ -182,14 +127,14 @@ async def test_a_task_outliving_its_run_reaches_the_next_run_of_the_thread(clien
     same thread delivers it: the client holds the same card (one card), ``completed`` with the report, and the
     model read the result as Strands delivers it (the answer quotes it). The official clients never send the card
     back; a client that does (``cards_sent``) gets the same."""
-    agent = StrandsAgent(_slow_report_agent(0.4, _reader, wait_for_completion=False))  # type: ignore[arg-type]
+    agent = StrandsAgent(slow_report_agent(0.4, reader, wait_for_completion=False))  # type: ignore[arg-type]
     thread = f"thread-bg-{client}-{cards_sent}"
 
     def wire(events: list[Any]) -> list[Any]:
         return events if client == CURRENT else [legacy_event(e) for e in events]
 
     first = [{"id": "u-1", "role": "user", "content": "Write a report please"}]
-    run1 = [e async for e in agent.run(_input(thread, "run-1", first))]
+    run1 = [e async for e in agent.run(thread_input(thread, "run-1", first))]
     assert dump_events(run1)[-1]["outcome"] == {"type": "success"}
     assert_valid_stream(dump_events(run1))
     held = check_official_client(wire(run1), client=client)
@@ -199,7 +144,7 @@ async def test_a_task_outliving_its_run_reaches_the_next_run_of_the_thread(clien
 
     holds = [*held["messages"], {"id": "u-2", "role": "user", "content": "Any news?"}]
     history = holds if cards_sent else sent(holds)
-    run2 = [e async for e in agent.run(_input(thread, "run-2", history))]
+    run2 = [e async for e in agent.run(thread_input(thread, "run-2", history))]
     events = dump_events(run2)
     assert {e["messageId"] for e in events if e["type"].startswith("ACTIVITY")} == {card1["id"]}, "the same card"
     assert_valid_stream(events, input={"messages": holds})
@@ -211,46 +156,8 @@ async def test_a_task_outliving_its_run_reaches_the_next_run_of_the_thread(clien
     assert answers[-1] == "Your report came in: Report on sales: all fine."
 
     third = [*sent(report["messages"]), {"id": "u-3", "role": "user", "content": "And now?"}]
-    run3 = dump_events([e async for e in agent.run(_input(thread, "run-3", third))])
+    run3 = dump_events([e async for e in agent.run(thread_input(thread, "run-3", third))])
     assert not [e for e in run3 if e["type"].startswith("ACTIVITY")], "delivered once"
-
-
-def _input(thread: str, run_id: str, messages: list[dict[str, Any]]) -> RunAgentInput:
-    return RunAgentInput.model_validate({"threadId": thread, "runId": run_id, "messages": messages, "state": {},
-                                         "tools": [], "context": [], "forwardedProps": {}})
-
-
-def test_the_cancel_route_after_run_finished_cancels_the_task_that_outlived_the_run() -> None:
-    """Issue 29: ``POST .../runs/{runId}/cancel`` after the run's RUN_FINISHED cancels its task still working
-    (202, where it was 409); the thread's next run shows the card ``cancelled`` and the model reads it."""
-    import httpx
-
-    from strands_agui.server.app import create_strands_app
-    from tests.support.live import LiveServer
-    from tests.support.wire import sse_events
-
-    agent = StrandsAgent(_slow_report_agent(30, _reader, wait_for_completion=False))  # type: ignore[arg-type]
-    first = [{"id": "u-1", "role": "user", "content": "Write a report please"}]
-    with LiveServer(create_strands_app(agent, resumable=True)) as server:
-        def post(run_id: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            body = _input("thread-cancel", run_id, messages).model_dump(by_alias=True, mode="json")
-            response = httpx.post(server.url + "/", json=body, headers={"Accept": "text/event-stream"}, timeout=30)
-            return sse_events(response.text)
-
-        run1 = post("run-c1", first)
-        assert run1[-1]["type"] == "RUN_FINISHED" and run1[-1]["outcome"] == {"type": "success"}
-        held = assert_valid_stream(run1)
-        assert _card(held)["status"] in ("queued", "working")
-        answer = httpx.post(server.url + "/runs/run-c1/cancel", timeout=10)
-        assert answer.status_code == 202, answer.text
-        again_unknown = httpx.post(server.url + "/runs/run-nope/cancel", timeout=10)
-        holds = [*held["messages"], {"id": "u-2", "role": "user", "content": "Any news?"}]
-        run2 = post("run-c2", sent(holds))
-    assert again_unknown.status_code == 404
-    report = assert_valid_stream(run2, input={"messages": holds})
-    assert _card(report)["status"] == "cancelled"
-    answers = [m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content")]
-    assert answers[-1] == "The report was cancelled."
 
 
 async def test_held_tasks_are_the_threads_principals_and_expire(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -274,17 +181,17 @@ async def test_held_tasks_are_the_threads_principals_and_expire(monkeypatch: pyt
             raise
         return "done"
 
-    agent = StrandsAgent(Agent(model=ScriptedModel(_reader), tools=[long_report], callback_handler=None,
+    agent = StrandsAgent(Agent(model=ScriptedModel(reader), tools=[long_report], callback_handler=None,
                                background_tasks={"always": ["long_report"], "wait_for_completion": False}))
     first = [{"id": "u-1", "role": "user", "content": "Write a report please"}]
-    [e async for e in agent.run(_input("thread-held", "run-h1", first), principal="alice")]
+    [e async for e in agent.run(thread_input("thread-held", "run-h1", first), principal="alice")]
     assert background_watch.DETACHED.held(session_id("thread-held", "alice"))
     other = [{"id": "u-9", "role": "user", "content": "Any news?"}]
-    bob = dump_events([e async for e in agent.run(_input("thread-held", "run-h2", other), principal="bob")])
+    bob = dump_events([e async for e in agent.run(thread_input("thread-held", "run-h2", other), principal="bob")])
     assert not [e for e in bob if e["type"].startswith("ACTIVITY")], "alice's task is not bob's"
 
     monkeypatch.setattr(background_watch, "HOLD_SECONDS", 0.0)
-    [e async for e in agent.run(_input("thread-other", "run-h3", other))]
+    [e async for e in agent.run(thread_input("thread-other", "run-h3", other))]
     await asyncio.sleep(0.2)
     assert log == ["cancelled"]
     assert not background_watch.DETACHED.held(session_id("thread-held", "alice"))
@@ -339,14 +246,14 @@ async def test_a_task_working_across_a_pause_is_delivered_completed_on_resume(tm
                                interventions=[ConfirmBooking()], background_tasks={"always": ["long_report"]}),
                          sessions=FileSessions(tmp_path))
     first = [{"id": "u-1", "role": "user", "content": "Report and book"}]
-    run1 = [e async for e in agent.run(_input("thread-pause", "run-p1", first))]
+    run1 = [e async for e in agent.run(thread_input("thread-pause", "run-p1", first))]
     held = check_official_client(run1)
     assert held["outcome"] == "interrupt"
     [card1] = activities(held)
     if done_before_resume:
         await asyncio.sleep(0.8)  # the report is written while the run waits for its answer
     resume = [{"interruptId": held["interrupts"][0]["id"], "status": "resolved", "payload": {"approved": True}}]
-    data = _input("thread-pause", "run-p2", sent(held["messages"])).model_copy(
+    data = thread_input("thread-pause", "run-p2", sent(held["messages"])).model_copy(
         update={"resume": RunAgentInput.model_validate({
             "threadId": "t", "runId": "r", "messages": [], "state": {}, "tools": [], "context": [],
             "forwardedProps": {}, "resume": resume}).resume})

@@ -16,10 +16,10 @@ from strands import Agent, tool
 from strands.types.content import Messages
 
 from strands_agui import FileSessions, StrandsAgent
-from strands_agui.server.transport.versions import legacy_event
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse, Turn
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import LEGACY, assert_valid_stream, check_official_client
+from tests.support.generations import legacy_event
 
 
 @tool

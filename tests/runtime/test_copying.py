@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
 from strands import Agent, tool
 from strands.agent import ModelRetryStrategy
 from strands.interventions import Deny, InterventionHandler
@@ -21,14 +20,13 @@ from strands.sandbox.not_a_sandbox_local_environment import NotASandboxLocalEnvi
 from strands.storage import InMemoryStorage
 from strands.types.agent import ConcurrentInvocationMode
 
-from strands_agui import StrandsAgent, create_strands_app
+from strands_agui import StrandsAgent
 from strands_agui.runtime import agents as agents_module
 from strands_agui.runtime.copying import OPTIONS, Carried, Excluded
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import dump_events
-from tests.oracles import assert_valid_sse
+from tests.oracles import assert_valid_stream
 from tests.support.scenarios import run_input
-from tests.support.wire import SSE_HEADERS
 
 
 @tool
@@ -170,16 +168,16 @@ async def test_checkpointing_reaches_strands(run_agents: list[Agent]) -> None:
     assert events[-1]["type"] == "RUN_FINISHED" and events[-1]["metadata"]["stopReason"] == "checkpoint"
 
 
-def test_a_deny_intervention_on_the_template_denies_the_tool_in_a_served_run() -> None:
+async def test_a_deny_intervention_on_the_template_denies_the_tool_in_a_run() -> None:
     template = Agent(model=ScriptedModel(weather_then_done), tools=[book_flight], callback_handler=None,
                      interventions=[DenyBooking()])
-    body = run_input("book it").model_dump(by_alias=True, exclude_none=True)
-    response = TestClient(create_strands_app(StrandsAgent(template))).post("/", json=body, headers=SSE_HEADERS)
-    assert response.status_code == 200
-    report = assert_valid_sse(response.content, fail_on_run_error=True, input=body)
+    data = run_input("book it")
+    events = dump_events([e async for e in StrandsAgent(template).run(data)])
+    report = assert_valid_stream(events, fail_on_run_error=True,
+                                 input=data.model_dump(by_alias=True, exclude_none=True))
     [result] = [m for m in report["messages"] if m["role"] == "tool"]
     assert "DENIED: bookings are closed" in result["content"]
-    assert "Booked a flight" not in response.text  # the tool never ran
+    assert not any("Booked a flight" in str(e) for e in events)  # the tool never ran
     assert template._intervention_registry.handlers[0].seen == []  # the run's own handler denied it
 
 

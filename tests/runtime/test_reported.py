@@ -150,11 +150,12 @@ def test_a_truncated_tool_call_is_valid_json_and_marked(client) -> None:
 
 
 def test_parent_run_id_is_echoed_on_run_started() -> None:
-    from strands_agui.core.translator import Translator
+    from strands_agui import StrandsAgent
     from tests.support.scenarios import run_input
 
     data = run_input().model_copy(update={"parent_run_id": "run-0"})
-    assert dump_events(Translator(data).start())[0]["parentRunId"] == "run-0"
+    opening = StrandsAgent(lambda _: None).opening(data)  # type: ignore[arg-type,return-value]
+    assert dump_events(opening.start())[0]["parentRunId"] == "run-0"
 
 
 async def test_tools_see_the_run_input_and_the_provided_invocation_state() -> None:
@@ -220,52 +221,3 @@ def test_context_reaches_the_model_in_the_system_prompt() -> None:
     agent = build_run_agent(template, data)
     assert agent.system_prompt == f"Be brief.\n\n{CONTEXT_HEADING}\n- user timezone: Europe/Paris"
     assert template.system_prompt == "Be brief."
-
-
-def test_capabilities_are_served_next_to_the_run() -> None:
-    from fastapi import FastAPI
-    from fastapi.testclient import TestClient
-
-    from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior, add_strands_fastapi_endpoint
-
-    app = FastAPI()
-    config = StrandsAgentConfig(tool_behaviors={"get_weather": ToolBehavior(interrupt_on_call=True)})
-    add_strands_fastapi_endpoint(app, StrandsAgent(BY_NAME["backend_tool"].agent(), name="weather", config=config),
-                                 "/agent")
-    body = TestClient(app).get("/agent/capabilities").json()
-    assert body["identity"] == {"name": "weather", "type": "strands", "provider": "scriptedmodel"}
-    assert [t["name"] for t in body["tools"]["items"]] == ["get_weather"]
-    assert body["humanInTheLoop"] == {"supported": True, "approvals": True, "interrupts": True}
-    assert body["multiAgent"] == {"supported": False}
-    assert body["reasoning"]["supported"] and body["multimodal"]["output"] == {"image": True}
-
-
-def test_a_config_provider_sees_the_http_request_when_served() -> None:
-    """Served through the endpoint, ``StrandsAgentConfig.invocation_state_provider`` gets the real request."""
-    from fastapi.testclient import TestClient
-    from strands import Agent, tool
-
-    from strands_agui import StrandsAgent, StrandsAgentConfig
-    from strands_agui.server.app import create_strands_app
-    from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
-    from tests.support.scenarios import run_input
-
-    seen: list[str] = []
-
-    @tool(context=True)
-    def whoami(tool_context: Any) -> str:
-        """Report the caller."""
-        seen.append(tool_context.invocation_state["tenant"])
-        return "ok"
-
-    def provider(request: Any, input_data: Any) -> dict[str, Any]:
-        return {"tenant": request.headers["x-tenant"]}
-
-    agent = Agent(model=ScriptedModel([[ToolUse("whoami", {})], [Text("Done.")]]), tools=[whoami],
-                  callback_handler=None)
-    app = create_strands_app(StrandsAgent(agent, config=StrandsAgentConfig(invocation_state_provider=provider)))
-    with TestClient(app) as http:
-        response = http.post("/", json=run_input().model_dump(by_alias=True, exclude_none=True),
-                             headers={"x-tenant": "acme", "accept": "text/event-stream"})
-    assert response.status_code == 200 and '"RUN_FINISHED"' in response.text
-    assert seen == ["acme"]

@@ -14,9 +14,9 @@ import pytest
 from strands.types.event_loop import StopReason
 
 from strands_agui.core import stops
-from strands_agui.server.transport.versions import legacy_event
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import LEGACY, assert_valid_streams, check_official_client_many
+from tests.support.generations import legacy_event
 from tests.support.paths import TESTS
 from tests.support.replays import replayed
 

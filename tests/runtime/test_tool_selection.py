@@ -8,17 +8,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
 import pytest
 from ag_ui.core import RunAgentInput
 from strands import Agent
 
 from strands_agui import StrandsAgent, StrandsAgentConfig
 from strands_agui.runtime.tool_selection import withheld_result
-from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.oracles import assert_valid_stream
-from tests.support.live import LiveServer
 from tests.support.scenarios import get_time, get_weather
 
 
@@ -99,18 +96,3 @@ async def test_an_unreadable_answer_ends_the_run_before_strands(answer: Any) -> 
     assert [e["type"] for e in events][-1] == "RUN_ERROR" and events[-1]["code"] == "TOOL_SELECTION_ERROR"
     assert model.offered == []  # Strands was not called
     assert_valid_stream(events)
-
-
-def test_the_endpoint_hands_the_provider_its_request() -> None:
-    agent, model = template([Text("ok")])
-
-    def by_header(request: Any, input_data: RunAgentInput) -> list[str]:
-        return ["get_weather"] if request.headers.get("x-plan") == "basic" else ["get_weather", "get_time"]
-
-    app = create_strands_app(StrandsAgent(agent, name="sel",
-                                          config=StrandsAgentConfig(template_tools_provider=by_header)))
-    with LiveServer(app) as server:
-        body = run_input().model_dump(mode="json", by_alias=True)
-        response = httpx.post(server.url + "/", json=body, headers={"x-plan": "basic"}, timeout=30)
-    assert response.status_code == 200 and '"RUN_FINISHED"' in response.text
-    assert model.offered == [["get_weather"]]

@@ -171,7 +171,7 @@ def test_with_a_pool_of_one_redis_connection_no_accepted_run_loses_a_stored_even
         with served(gate, policy, resumable=Resumable(store)) as server:
             url = server.url + "/"
             taken = asyncio.run_coroutine_threadsafe(  # the pool's one connection, held for 1 s on the worker's loop
-                store._call(lambda r: r.blpop(["admission-test-nothing"], timeout=1)), server.loop)
+                store.call(lambda r: r.blpop(["admission-test-nothing"], timeout=1)), server.loop)
             wait_until(lambda: asyncio.run_coroutine_threadsafe(_busy(store), server.loop).result() is not None, 5)
             refused(httpx.post(url, json=run_body("pool-0", "quick"), headers=SSE, timeout=10), "event_store")
             taken.result(10)

@@ -34,17 +34,30 @@ async def _nothing():  # type: ignore[no-untyped-def]
     yield
 
 
+def test_the_driver_holds_a_machine_of_its_table_and_no_guard_of_its_own() -> None:
+    """One machine mechanism: the driver's phase is a ``core.machine.Machine`` of ``DRIVER`` (as the run's is of
+    ``RUN``, ``tests/core/test_machine_table.py``); no patched ``trigger``, no guard method on the model."""
+    from strands_agui.core.machine import GUARDS, Machine
+    from strands_agui.server.transport.driver import DRIVER
+
+    driver = RunDriver(_nothing(), lambda event: b"", object(), keepalive=1, coalesce=0,  # type: ignore[arg-type]
+                       keepalive_frame=None)
+    assert isinstance(driver.machine, Machine) and driver.machine.table is DRIVER
+    assert not hasattr(RunDriver, "trigger")
+    assert not any(hasattr(RunDriver, guard) for guard in GUARDS)
+
+
 def test_a_move_the_table_lacks_raises() -> None:
     driver = RunDriver(_nothing(), lambda event: b"", object(), keepalive=1, coalesce=0,  # type: ignore[arg-type]
                        keepalive_frame=None)
-    driver.move("wait")
-    driver.move("forward")
+    driver.fire("wait")
+    driver.fire("forward")
     with pytest.raises(MachineError, match="no move 'forward' from 'forwarding'"):
-        driver.move("forward")
-    driver.move("end")
+        driver.fire("forward")
+    driver.fire("end")
     assert driver.phase is Phase.ENDED
     with pytest.raises(MachineError, match="no move 'wait' from 'ended'"):
-        driver.move("wait")
+        driver.fire("wait")
 
 
 async def test_a_stop_while_the_run_task_is_busy_stands_and_the_run_unwinds() -> None:

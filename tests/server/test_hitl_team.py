@@ -24,7 +24,7 @@ from strands_agui import StrandsAgent, read_log
 from strands_agui.environment import RETENTION_ENV
 from strands_agui.runtime.approval import approval_schema
 from strands_agui.runtime.runlog import Recorder
-from strands_agui.runtime.sessions import DEFAULT_RETENTION_SECONDS, FileSessions
+from strands_agui.runtime.sessions import FileSessions
 from strands_agui.runtime.stores import default_store
 from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
@@ -313,8 +313,9 @@ async def test_interrupts_expire_when_the_store_forgets_the_pause(tmp_path: Path
 def test_serve_pause_retention_reaches_the_default_store(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(RETENTION_ENV, "90")
     assert default_store().retention_seconds == 90.0
-    monkeypatch.setenv(RETENTION_ENV, "soon")  # a wrong value never breaks a run: the default, and a warning
-    assert default_store().retention_seconds == DEFAULT_RETENTION_SECONDS
+    monkeypatch.setenv(RETENTION_ENV, "soon")  # a wrong value is refused when the store is chosen, never in a run
+    with pytest.raises(ValueError, match="STRANDS_AGUI_PAUSE_RETENTION='soon'"):
+        default_store()
 
 
 # -- over HTTP, across two servers sharing the session directory ---------------------------------------------

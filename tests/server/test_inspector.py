@@ -174,3 +174,30 @@ def test_a_swarm_runs_trace_holds_each_nodes_own_machine(served: LiveServer) -> 
         assert_legal(moves)
         assert moves[-1][1:] == ("finish", "finished")
     assert ("contentBlockDelta", "open_text", "streaming_text") in nodes["writer"]
+
+
+def test_a_declined_input_is_a_step_of_the_inspectors_trace() -> None:
+    """A Strands input the state could not take (a citation before its block's text: ``tests/core/test_declined.py``)
+    is a step whose ``declined`` list names it and whose ``transitions`` are empty: the event moved nothing."""
+    import asyncio
+
+    from strands import Agent
+
+    from strands_agui import StrandsAgent
+    from strands_agui.server.console.inspector import inspected_run
+    from strands_agui.tooling.scripted import Cited, ScriptedModel, Text
+    from tests.support.scenarios import run_input
+
+    script = [Cited("", ({"title": "Atlas", "location": {}},)), Text("Paris.")]
+    agent = StrandsAgent(Agent(model=ScriptedModel([script]), callback_handler=None))
+
+    async def run() -> list[Any]:
+        return [event async for event in inspected_run(agent, run_input())]
+
+    events = asyncio.run(run())
+    steps = [step for e in events if getattr(e, "name", None) == TRACE_EVENT for step in e.value["steps"]]
+    declined = [(d["trigger"], d["cause"], d["state"]) for step in steps for d in step.get("declined", ())]
+    assert declined == [("text_delta", "contentBlockDelta.citation", "ready")]
+    [step] = [step for step in steps if step.get("declined")]
+    assert step["event"] is not None and step["transitions"] == []
+    assert events[-1].type.value == "RUN_FINISHED"

@@ -29,6 +29,7 @@ from strands_agui.tooling.scripted import Fail, ScriptedModel, Text, ToolUse
 from tests.support.live import LiveServer
 from tests.support.observability import sample, scrape
 from tests.support.paths import REPO
+from tests.support.processes import running
 from tests.support.resumable import SSE, cut, frames, reconnect, run_body
 from tests.support.workers import wait_until_serving
 
@@ -138,17 +139,12 @@ def serve_workers(workers: int) -> Iterator[str]:
         port = sock.getsockname()[1]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0"}
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    proc = subprocess.Popen([sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port),
-                             "--workers", str(workers), "--metrics", "--log-level", "warning"],
-                            env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    try:
+    with running([sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--workers",
+                  str(workers), "--metrics", "--log-level", "warning"],
+                 env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
         wait_until_serving(proc, url)
         yield url
-    finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(20)
 
 
 @pytest.mark.slow

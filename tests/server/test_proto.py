@@ -5,6 +5,7 @@ generated code is what the schema compiles to, every event survives the trip, an
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
+from hypothesis import HealthCheck, given, settings
 
 from strands_agui.server.request.negotiation import preferred_media_type, produced_media_types
 from strands_agui.server.transport.proto import MAX_FRAME_BYTES, PROTO_MEDIA_TYPE, decode_frames, proto_frame
@@ -21,8 +23,10 @@ from strands_agui.server.transport.proto.agui_v1 import events_pb2, patch_pb2, t
 from strands_agui.server.transport.proto.codec import decode, encode
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import CLIENT_DIR, assert_valid_proto
+from tests.support.fuzz import check, proto_carries
 from tests.support.paths import REPO
 from tests.support.replays import NAMES, replayed
+from tests.support.strands_events import FuzzRun, fuzz_runs
 from tests.support.wire import post_sse, run_input
 
 SSE = "text/event-stream"
@@ -267,3 +271,12 @@ def test_a_string_that_is_not_unicode_text_ends_the_run_with_encoding_error_in_b
 def test_openapi_lists_both_media_types(echo_server) -> None:  # noqa: F811
     spec = httpx.get(echo_server.url + "/openapi.json").json()
     assert set(spec["paths"]["/"]["post"]["responses"]["200"]["content"]) == {SSE, PROTO_MEDIA_TYPE}
+
+
+@pytest.mark.slow
+@settings(max_examples=int(os.environ.get("STRANDS_AGUI_FUZZ_RUNS", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(fuzz_runs())
+def test_generated_runs_cross_the_protobuf_framing_unchanged(run: FuzzRun) -> None:
+    """The fuzz's generated runs (``tests/support/fuzz.py``), each event through ``encode`` and ``decode``."""
+    proto_carries(check(run))

@@ -27,12 +27,13 @@ from tests.support.servers import EXAMPLE_PROMPTS, example_input, served_example
 
 
 def test_a_declaration_chooses_the_stream(caplog: pytest.LogCaptureFixture) -> None:
-    assert [speaks_legacy(v) for v in (None, "0.0.59", "0.9", "1.0", "1.0.0")] == [True, True, True, False, False]
+    assert [speaks_legacy(v) for v in (None, "0.0.59", "0.9", "1.0", "1.0.0", "1.1")] == [
+        True, True, True, False, False, False]
     with caplog.at_level(logging.WARNING, logger="strands_agui.server.transport.versions"):
-        assert not speaks_legacy("1.1") and not speaks_legacy("one")  # newer / unreadable: proceed, warn
+        assert not speaks_legacy("1.2") and not speaks_legacy("one")  # newer / unreadable: proceed, warn
         assert not speaks_legacy("9" * 5000)  # too long to read: never a crash
     assert [r.getMessage().split(";")[0] for r in caplog.records] == [
-        "the client declared AG-UI protocol version '1.1'", "the client declared AG-UI protocol version 'one'",
+        "the client declared AG-UI protocol version '1.2'", "the client declared AG-UI protocol version 'one'",
         f"the client declared AG-UI protocol version '{'9' * 40}'"]
 
 

@@ -28,6 +28,7 @@ import pytest
 
 from tests.oracles import assert_valid_sse
 from tests.support.paths import REPO
+from tests.support.processes import running
 from tests.support.redis import redis_server, wait_for
 from tests.support.resumable import SSE, cut, frames, reconnect, run_body
 from tests.support.workers import free_port
@@ -44,18 +45,12 @@ def serve(events: str, workers: int = 1, delay: str = "0.02", *extra: str) -> It
     and process group id once ``/ping`` answers."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": delay}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--workers", str(workers),
-         "--log-level", "warning", "--resumable", "--events", events, *extra],
-        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    try:
+    with running([sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--workers",
+                  str(workers), "--log-level", "warning", "--resumable", "--events", events, *extra],
+                 env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
         wait_for(lambda: proc.poll() is None and httpx.get(f"{url}/ping", timeout=1).status_code == 200, "serve")
         yield url, proc.pid
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(20)
 
 
 @pytest.fixture(scope="module")
@@ -193,15 +188,11 @@ def nginx(upstream: str, cut_after: float, tmp: Path) -> Iterator[str]:
     user = "user root;" if os.geteuid() == 0 else ""
     conf = tmp / "nginx.conf"
     conf.write_text(NGINX_CONF.format(dir=tmp, port=port, upstream=upstream, cut=cut_after, user=user))
-    proc = subprocess.Popen([shutil.which("nginx") or "/usr/sbin/nginx", "-c", str(conf), "-p", str(tmp),
-                             "-e", str(tmp / "error.log")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
-    try:
+    with running([shutil.which("nginx") or "/usr/sbin/nginx", "-c", str(conf), "-p", str(tmp),
+                  "-e", str(tmp / "error.log")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
         wait_for(lambda: proc.poll() is None and httpx.get(f"{url}/ping", timeout=1).status_code == 200, "nginx")
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def until_cut(method: str, url: str, last_event_id: str | None = None, **kwargs: Any) -> bytes:

@@ -13,19 +13,30 @@ import os
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from strands_agui.environment import (
     _VARIABLES,
+    ATTEMPTS_ENV,
+    CONNECT_TIMEOUT_ENV,
+    COOLDOWN_ENV,
+    DETACH_ENV,
+    LEASE_ENV,
+    LIVE_RUNS_ENV,
     METRICS_ENV,
+    REDIS_CONNECTIONS_ENV,
     RESUMABLE_ENV,
+    RETENTION_ENV,
     SESSIONS_ENV,
     THREADS_ENV,
     ServeEnvironment,
     env_flag,
 )
 from strands_agui.runtime.sessions import FileSessions
+from strands_agui.runtime.stores import default_store
 from strands_agui.server.app import create_strands_app
+from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.server.resumable.event_store import MemoryEvents
 from strands_agui.server.resumable.redis_store import RedisEvents
 from strands_agui.server.resumable.run_routes import Resumable, resumable_runs
@@ -110,14 +121,43 @@ def test_the_cli_writes_what_every_worker_reads_back(tmp_path: Path) -> None:
     made = serve_environment(args)
     assert made is None  # one worker: no multiprocess directory
     assert ServeEnvironment.from_env() == ServeEnvironment(
-        sessions=str(tmp_path.resolve()), pause_retention="90.0", threads=True, resumable=True,
+        sessions=str(tmp_path.resolve()), pause_retention=90.0, threads=True, resumable=True,
         events="redis://127.0.0.1:6379/0", detach_seconds=5.0, metrics=True)
     assert os.environ[THREADS_ENV] == "1"
 
 
 def test_to_env_and_from_env_are_inverse() -> None:
-    environment = ServeEnvironment(sessions="s3://bucket/prefix", lease_seconds="30", threads=True, metrics=True,
+    environment = ServeEnvironment(sessions="s3://bucket/prefix", lease_seconds=30.0, threads=True, metrics=True,
                                    max_live_runs_per_principal=7, redis_max_connections=12,
                                    metrics_directory="/tmp/m")
     assert ServeEnvironment.from_env(environment.to_env()) == environment
     assert ServeEnvironment.from_env({}) == ServeEnvironment()
+
+
+@pytest.mark.parametrize(("name", "bad", "rule"), [
+    (RETENTION_ENV, "soon", "a number of seconds > 0"), (RETENTION_ENV, "0", "a number of seconds > 0"),
+    (LEASE_ENV, "-5", "a number of seconds > 0"), (CONNECT_TIMEOUT_ENV, "nan", "a number of seconds > 0"),
+    (ATTEMPTS_ENV, "2.5", "a whole number >= 1"), (COOLDOWN_ENV, "-1", "a number of seconds >= 0"),
+    (DETACH_ENV, "later", "a number of seconds >= 0"), (LIVE_RUNS_ENV, "0", "a whole number >= 1"),
+    (REDIS_CONNECTIONS_ENV, "many", "a whole number >= 1"),
+])
+def test_a_bad_number_is_the_same_clear_error_everywhere(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                         name: str, bad: str, rule: str) -> None:
+    """One parser (``environment.env_number``): an app, an endpoint and an agent taking its default store all
+    refuse the value when they are built, with the same message naming the variable and what it must be."""
+    own_store = strands_agent(echo_model(), sessions=FileSessions(tmp_path))  # built before: reads nothing
+    monkeypatch.setenv(name, bad)
+    expected = f"{name}={bad!r}: give {rule}"
+    for build in (lambda: create_strands_app(own_store), lambda: add_strands_fastapi_endpoint(FastAPI(), own_store),
+                  lambda: strands_agent(echo_model()), default_store, ServeEnvironment.from_env):
+        with pytest.raises(ValueError) as refused:
+            build()
+        assert str(refused.value) == expected
+
+
+def test_the_default_store_takes_the_parsed_values(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(SESSIONS_ENV, str(tmp_path / "numbers"))
+    monkeypatch.setenv(RETENTION_ENV, "90")
+    assert default_store().retention_seconds == 90.0
+    monkeypatch.setenv(RETENTION_ENV, " inf ")
+    assert default_store().retention_seconds == float("inf")

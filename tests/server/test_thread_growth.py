@@ -382,7 +382,7 @@ def test_the_tail_a_window_keeps_is_the_window_of_the_whole_thread(window: int) 
     from strands.agent.conversation_manager import SlidingWindowConversationManager
 
     from strands_agui.runtime.conversation import conversation
-    from strands_agui.runtime.run_thread import tail_history
+    from strands_agui.runtime.planning import tail_history
 
     messages: list[dict[str, Any]] = []
     for i in range(30):

@@ -4,11 +4,11 @@ strength.
     python -m tests.support.fuzz [--runs 10000] [--sample 100] [--faults 2000] [--schemathesis 300]
 
 Every generated run (``tests/support/strands_events.py``) is replayed through ``StrandsAgent.replay``; its AG-UI
-events must pass ag-ui-validate with no error or warning, start with RUN_STARTED, end with exactly one
-terminal event and never report an adapter bug. A sample of the streams also goes through the official
-client (``--strict``). Then ``--faults`` generated runs of a real Strands agent with one fault each
-(``tests/support/faults.py``: a handler, the encoder, a user callable or a tool raising or returning junk), every
-stream through ag-ui-validate and both official client generations. Prints the counts; exits non-zero on the
+events must pass ag-ui-validate with no error or warning, start with RUN_STARTED, end with exactly one terminal
+event, never report an adapter bug and cross the protobuf framing unchanged. A sample of the streams also goes
+through the official client (``--strict``). Then ``--faults`` generated runs of a real Strands agent with one fault
+each (``tests/support/faults.py``: a handler, the encoder, a user callable or a tool raising or returning junk),
+every stream through ag-ui-validate and both official client generations. Prints the counts; exits non-zero on the
 first failure (hypothesis shrinks it and prints a replayable log or case).
 """
 
@@ -20,6 +20,7 @@ import itertools
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -27,8 +28,6 @@ from hypothesis import HealthCheck, given, settings
 from strands_agui import StrandsAgent
 from strands_agui.errors import ERROR_CODES, strands_failure
 from strands_agui.runtime.runlog import ReplayedException
-from strands_agui.server.transport.proto.codec import decode as proto_decode
-from strands_agui.server.transport.proto.codec import encode as proto_encode
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import check_ag_ui_validate, check_official_client_many
 from tests.support.strands_events import FuzzRun, fuzz_runs
@@ -65,14 +64,22 @@ def check(run: FuzzRun) -> list[dict[str, Any]]:
         expected = strands_failure(ReplayedException.from_record(run.log.exception))
         assert (code, events[-1]["message"]) == (expected.code, expected.message), events[-1]
     check_ag_ui_validate(events)
-    for event in events:  # the protobuf framing carries every one of them unchanged
-        assert proto_decode(proto_encode(event)) == event, event
     return events
 
 
-def fuzz(runs: int, sample: int) -> tuple[int, int, int]:
-    """Check ``runs`` generated runs; the official client checks ``sample`` of them. Returns the counts
-    (runs, Strands events, AG-UI events)."""
+def proto_carries(events: list[dict[str, Any]]) -> None:
+    """The protobuf framing carries every event unchanged (the server's; ``tests/server/test_proto.py`` runs it
+    on generated runs too, so the core's fuzz needs no protobuf)."""
+    from strands_agui.server.transport.proto.codec import decode, encode
+
+    for event in events:
+        assert decode(encode(event)) == event, event
+
+
+def fuzz(runs: int, sample: int,
+         also: Callable[[list[dict[str, Any]]], None] | None = None) -> tuple[int, int, int]:
+    """Check ``runs`` generated runs (and each stream by ``also``, when given); the official client checks
+    ``sample`` of them. Returns the counts (runs, Strands events, AG-UI events)."""
     counts = [0, 0, 0]
     kept: list[list[dict[str, Any]]] = []
     every = max(1, runs // max(1, sample))
@@ -82,6 +89,8 @@ def fuzz(runs: int, sample: int) -> tuple[int, int, int]:
     @given(fuzz_runs())
     def one(run: FuzzRun) -> None:
         events = check(run)
+        if also is not None:
+            also(events)
         counts[0] += 1
         counts[1] += len(run.log.events)
         counts[2] += len(events)
@@ -128,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--schemathesis", type=int, default=300, help="schemathesis examples per operation "
                         "(all phases); 0 skips it")
     args = parser.parse_args(argv)
-    runs, strands_events, agui_events = fuzz(args.runs, args.sample)
+    runs, strands_events, agui_events = fuzz(args.runs, args.sample, also=proto_carries)
     print(f"fuzz: {runs} generated Strands runs ({strands_events} Strands events -> {agui_events} AG-UI events): "
           f"0 failures (ag-ui-validate 0 errors/warnings, no exception, no adapter error); "
           f"official client --strict accepted a sample of {min(args.sample, runs)}")

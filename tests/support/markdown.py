@@ -68,6 +68,6 @@ def run_python(block: Block, namespace: dict[str, Any] | None = None, *, filenam
         tree.body[-1] = ast.Assign(targets=[ast.Name("_", ast.Store())], value=last.value)
         ast.copy_location(tree.body[-1], last)
         ast.fix_missing_locations(tree)
-    scope = {"__name__": "__main__"} if namespace is None else namespace
+    scope = {"__name__": "__main__", "__file__": filename} if namespace is None else namespace
     exec(compile(tree, filename, "exec"), scope)  # noqa: S102 - running the documentation
     return scope

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from tests.support import processes
 from tests.support.workers import free_port
 
 
@@ -38,10 +39,14 @@ class RedisServer:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> RedisServer:
-        self.proc = subprocess.Popen(
+        self.proc = processes.start(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for(self.pong, "redis-server")
+        try:
+            wait_for(self.pong, "redis-server")
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def pong(self) -> bool:
@@ -50,10 +55,10 @@ class RedisServer:
             return sock.recv(16).startswith(b"+PONG")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGCONT)  # a frozen server cannot act on SIGTERM
-            self.proc.terminate()
-            self.proc.wait(10)
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGCONT)  # a frozen server cannot act on SIGTERM
+            processes.stop(self.proc)
         self.proc = None
 
     def restart(self) -> None:

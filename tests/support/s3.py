@@ -19,6 +19,7 @@ import httpx
 import pytest
 from botocore.endpoint import Endpoint
 
+from tests.support import processes
 from tests.support.workers import free_port
 
 BUCKET = "agui-threads"
@@ -35,19 +36,27 @@ class MotoS3:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> MotoS3:
-        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = processes.start([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            self._until_up()
+            self.client().create_bucket(Bucket=BUCKET)
+        except BaseException:
+            self.kill()
+            raise
+        return self
+
+    def _until_up(self) -> None:
+        assert self.proc is not None
         deadline = time.monotonic() + 60
         while True:
             assert self.proc.poll() is None, "moto exited"
             try:
                 httpx.get(self.url + "/moto-api/", timeout=1)
-                break
+                return
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "moto did not start"
                 time.sleep(0.05)
-        self.client().create_bucket(Bucket=BUCKET)
-        return self
 
     def client(self) -> Any:
         return boto3.client("s3", endpoint_url=self.url, region_name="us-east-1", aws_access_key_id="testing",
@@ -64,10 +73,10 @@ class MotoS3:
 
     def kill(self) -> None:
         """SIGKILL: connections are refused from now on."""
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGCONT)
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                os.kill(self.proc.pid, signal.SIGCONT)
+            processes.stop(self.proc, first=signal.SIGKILL)
 
     @contextmanager
     def frozen(self) -> Iterator[None]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from tests.support.processes import running
 from tests.support.wire import post_events
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -36,19 +37,25 @@ def serve(sessions: Path | str, workers: int = 1, app: str | None = None, *extra
     added; yields its base URL once ``/ping`` answers."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "STRANDS_AGUI_SCRIPTED_DELAY": "0", **(env or {})}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions", str(sessions),
-         "--workers", str(workers), "--log-level", "warning", *(("--app", app) if app else ()), *extra],
-        env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    argv = [sys.executable, "-m", "strands_agui.tooling.cli", "serve", "--port", str(port), "--sessions",
+            str(sessions), "--workers", str(workers), "--log-level", "warning", *(("--app", app) if app else ()),
+            *extra]
+    with serving(argv, port, env, cwd) as (url, pid):
+        PIDS[url] = pid
+        try:
+            yield url
+        finally:
+            PIDS.pop(url, None)
+
+
+@contextmanager
+def serving(argv: list[str], port: int, env: dict[str, str], cwd: Path = ROOT) -> Iterator[tuple[str, int]]:
+    """``argv`` in its own process group, serving on ``port``: its base URL and process id once ``/ping`` answers;
+    the group is stopped on the way out, however the block ends (``tests/support/processes.py``)."""
     url = f"http://127.0.0.1:{port}"
-    try:
+    with running(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
         wait_until_serving(proc, url)
-        PIDS[url] = proc.pid
-        yield url
-    finally:
-        PIDS.pop(url, None)
-        os.killpg(proc.pid, 15)
-        proc.wait(20)
+        yield url, proc.pid
 
 
 def post(url: str, body: dict[str, Any], route: str = ROUTE) -> list[dict[str, Any]]:

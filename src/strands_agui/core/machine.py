@@ -126,12 +126,6 @@ CLOSERS: dict[str, str] = {state: row["trigger"] for row in TRANSITIONS if row.g
 HALT_REASONS: dict[str, str] = {row["trigger"]: row["halt"] for row in TRANSITIONS if "halt" in row}
 
 
-# Trigger -> every state it may be fired from (whatever its guards answer): what ``can`` asks.
-LEGAL: dict[str, frozenset[str]] = {
-    trigger: frozenset(s for row in TRANSITIONS if row["trigger"] == trigger for s in sources(row))
-    for trigger in dict.fromkeys(row["trigger"] for row in TRANSITIONS)
-}
-
 # The guards, defined once: each question the table names, answered from the model a machine is bound to. The
 # model is a run (``handlers/run.Run``: the translator) or its opening (``opening.RunOpening``): both hold the
 # run's ``facts``; only the translator is ever asked the others (they guard moves made after the opening).
@@ -144,11 +138,6 @@ GUARDS: dict[str, Callable[[Any], bool]] = {
     # a Strands checkpoint ended the run's own turn (a subagent's is its parent's business)
     "run_checkpointed": lambda run: run.outcome.checkpoint is not None and not run.subagent,
 }
-
-
-def can(state: str, trigger: str) -> bool:
-    """True when the table has a row firing ``trigger`` from ``state`` (guards aside)."""
-    return state in LEGAL[trigger]
 
 
 class Move(NamedTuple):
@@ -190,9 +179,6 @@ class Table:
             for source in sources(row):
                 moves.setdefault((source, row["trigger"]), []).append((guard, row["dest"], row.get("halt")))
         self.moves = {key: tuple(options) for key, options in moves.items()}
-        self.legal: dict[str, frozenset[Any]] = {}
-        for (source, trigger) in self.moves:
-            self.legal[trigger] = self.legal.get(trigger, frozenset()) | {source}
 
     def bind(self, model: Any, *, initial: Any = None, on_move: OnMove | None = None,
              commit: Callable[[list[Any]], None] | None = None) -> Machine:
@@ -207,8 +193,8 @@ class Table:
 class Machine:
     """One table bound to one model: where it is (``state``), why it halted (``halt``, a row's), and the moves.
 
-    ``step`` makes a move and nothing else; ``fire`` makes it with the events it sends (computed before: events
-    before moves), hands them to ``commit`` (the translator's journal) and then shows the move to ``on_move``.
+    ``fire`` is its one verb: the move, with the events it sends (computed before: events before moves), handed
+    to ``commit`` (the translator's journal) and then shown to ``on_move``.
     A move the table lacks from the current state raises ``MachineError`` and changes nothing."""
 
     __slots__ = ("commit", "halt", "model", "on_move", "state", "table")
@@ -238,30 +224,19 @@ class Machine:
         dest = self._row(trigger)[0]
         return self.state if dest is None else dest
 
-    def step(self, trigger: str) -> Any:
-        """Move by ``trigger`` (the first row whose guard answers True); the new state."""
+    def fire(self, trigger: str, cause: str = "", events: Sequence[Any] = ()) -> list[Any]:
+        """The one verb: move by ``trigger`` (the first row whose guard answers True), with the events the move
+        sends (computed before: events before moves), committed, then the move shown to ``on_move``; returned
+        (a machine with neither, the driver's phases, only moves)."""
         options = self.table.moves.get((self.state, trigger))
-        if options is not None and len(options) == 1 and options[0][0] is None:  # the hot path: one unguarded row
-            _guard, dest, halt = options[0]
+        if options is not None and len(options) == 1 and options[0][0] is None:  # the hot path: a delta
+            dest, halt = options[0][1], options[0][2]
         else:
             dest, halt = self._row(trigger)
         if dest is not None:
             self.state = dest
         if halt is not None:
             self.halt = halt
-        return self.state
-
-    def fire(self, trigger: str, cause: str = "", events: Sequence[Any] = ()) -> list[Any]:
-        """``step`` with the events the move sends: committed, then the move shown to ``on_move``; returned."""
-        options = self.table.moves.get((self.state, trigger))
-        if options is not None and len(options) == 1 and options[0][0] is None:  # the hot path: a delta
-            dest, halt = options[0][1], options[0][2]
-            if dest is not None:
-                self.state = dest
-            if halt is not None:
-                self.halt = halt
-        else:
-            self.step(trigger)
         out = events if type(events) is list else list(events)
         if self.commit is not None:
             self.commit(out)
@@ -278,7 +253,3 @@ class Machine:
 RUN = Table("run", STATES, TRANSITIONS, IDLE, GUARDS)
 """The run's table (:data:`TRANSITIONS`), bound to each run's translator (and, first, to its opening)."""
 
-
-def triggers() -> tuple[str, ...]:
-    """Every trigger name, in table order, without repeats."""
-    return tuple(dict.fromkeys(row["trigger"] for row in TRANSITIONS))

@@ -1,7 +1,7 @@
 """A run's opening: RUN_STARTED goes on the wire before the run's agent is built, its translator after; both
 read the run's plan (``core/plan.py``).
 
-The first events of a run need nothing Strands reports (:func:`~.translator.run_started`), while the translator
+The first events of a run need nothing Strands reports (:func:`run_started`), while the translator
 needs the run facts the runtime learns only by building the agent (``core/facts.py``). So a run is opened in
 two steps: :class:`RunOpening` fires ``start_run`` (the table's only way out of ``idle``) and gives the first
 events, holding no handler state; :meth:`RunOpening.translator` then builds the run's translator from the facts,
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ag_ui.core import BaseEvent, RunStartedEvent
+from ag_ui.core import BaseEvent, MessagesSnapshotEvent, RunAgentInput, RunStartedEvent, StateSnapshotEvent
 
 from ..config import StrandsAgentConfig
 from ..errors import RunFailure, adapter_failure
@@ -20,8 +20,9 @@ from .facts import NO_FACTS, RunFacts
 from .handlers.base import checked_ids
 from .machine import RUN, OnMove
 from .plan import RunPlan
+from .results import UNANSWERED
 from .snapshot import ClientMessages
-from .translator import Translator, run_started
+from .translator import Translator, initial_state
 
 
 class RunOpening:
@@ -62,3 +63,16 @@ class RunOpening:
                           frontend_tools=self.plan.frontend_tools,
                           id_factory=self.id_factory, on_move=self.machine.on_move, client=self.client,
                           machine=self.machine)
+
+
+def run_started(input_data: RunAgentInput, client: ClientMessages, new_id: Callable[[], str]) -> list[BaseEvent]:
+    """The run's first events, which need nothing Strands reports: RUN_STARTED (``parentRunId``), the input's
+    state (without ``messages``), and what the client holds on a resume (it names the parked tool calls in this
+    run before their results arrive) or when a new message abandoned tool calls (their error results)."""
+    out: list[BaseEvent] = [RunStartedEvent(thread_id=input_data.thread_id, run_id=input_data.run_id,
+                                            parent_run_id=input_data.parent_run_id)]
+    if input_data.state is not None:
+        out.append(StateSnapshotEvent(snapshot=initial_state(input_data.state)))
+    if input_data.resume or client.answer_unanswered(new_id, UNANSWERED):
+        out.append(MessagesSnapshotEvent(messages=client.snapshot()))
+    return out

@@ -97,7 +97,7 @@ def remember_answers(messages: Sequence[Any]) -> None:
             _ANSWERS.popitem(last=False)
 
 
-REMEMBERED = 64  # as many threads as ``runtime/thread_store.CACHED_THREADS``
+REMEMBERED = 64  # as many threads as ``runtime/thread_layout.CACHED_THREADS``
 _ANSWERS: OrderedDict[int, tuple[list[Any], set[Any], list[str], Any]] = OrderedDict()
 _ANSWERS_LOCK = threading.Lock()
 

@@ -1,13 +1,14 @@
 """One run's translator: Strands ``stream_async`` dicts in, AG-UI events out, every move checked by the machine.
 
 The translator holds the run's state (the machine, the shared state, the messages the client holds, the
-open envelope) and composes the handlers in ``handlers/``, one per concern. Its dispatch tables below say
-which handler consumes which Strands input. Every handler is synchronous and returns a list of *items*:
+open envelope) and composes the handlers in ``handlers/``, one per concern. A Strands event is decoded once
+into the part it is (``core/parts.py``), and the one dispatch table below (``parts``) says which handler consumes
+which part. Every handler is synchronous and returns a list of *items*:
 AG-UI events, or user hooks (:class:`HookCall`) the stream loop (``runtime/agent.py``) runs in order before
 it reads the next Strands event.
 
 **Events before moves.** A handler computes a move's events first, then makes the move with them
-(``fire(trigger, cause, events)`` / ``move(...)`` return them): a move that happened is in the translator's
+(``fire(trigger, cause, events)`` returns them): a move that happened is in the translator's
 ``journal`` with its events, a move that did not happen has none there. When a handler raises half-way, the
 stream loop sends what the journal holds (:meth:`Translator.committed`) and then fails the run, so the machine
 and the wire never disagree: no END for a START that never left, no START left open by a lost END.
@@ -22,12 +23,10 @@ import jsonpatch
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
-    MessagesSnapshotEvent,
     RawEvent,
     ReasoningEndEvent,
     ReasoningMessageEndEvent,
     RunAgentInput,
-    RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
     TextMessageEndEvent,
@@ -48,13 +47,13 @@ from .handlers.tools import ToolHandler
 from .handlers.turns import TurnHandler
 from .jsonsafe import raw_payload
 from .machine import CANCELLED, CLOSERS, HALTED, IDLE, PAUSED, REASONING, RUN, STREAMING_TEXT, Machine, OnMove
-from .results import UNANSWERED
+from .parts import IGNORED, TWIN, UNMAPPED, decode
 from .snapshot import ClientMessages
 from .state_keys import STRANDS_STATE_KEYS
 
 HOOK_ERROR_EVENT = "strands_agui.hook_error"
 
-Handle = Callable[[Mapping[str, Any]], list[Item]]
+Handle = Callable[[Any], list[Item]]  # a part's handler, given its payload (``core/parts.decode``)
 
 
 class Translator:
@@ -100,12 +99,29 @@ class Translator:
         self._dispatch_tables()
 
     def _dispatch_tables(self) -> None:
-        """Strands event -> handler. Events Strands merges the caller's invocation_state into (text, reasoning,
-        tool input, citations) are not read: what they say is read from the raw model chunk before them, which
-        nothing is merged into. An event is handled by its ``type``, else by its only key, else by the keys of
-        ``by_merged_key``; anything else has no AG-UI meaning (RAW when ``raw_events`` is on)."""
-        subagents, outcome = self.subagents, self.outcome
-        self.by_type: dict[str, Handle] = {
+        """The one dispatch table: each part kind (``core/parts.decode``: a Strands event decoded once) -> the
+        handler of its payload; and the envelopes: the machine's closing trigger -> the events that close it."""
+        subagents, outcome, text, tools, turns = self.subagents, self.outcome, self.text, self.tools, self.turns
+        self.parts: dict[str, Handle] = {
+            # raw model chunks (``event``): the model's own words, before Strands' typed twin of them
+            "messageStart": turns.on_message_start,
+            "toolUseStart": tools.on_tool_use_start,  # contentBlockStart.start.toolUse
+            "text": text.on_text_delta,  # contentBlockDelta.delta.text, and so on
+            "citation": text.on_citation,
+            "reasoningContent": text.on_reasoning_content,
+            "toolUse": tools.on_tool_input,
+            "contentBlockStop": self.on_block_stop,
+            "messageStop": outcome.on_message_stop,
+            "metadata": outcome.on_metadata,
+            # Strands' own events, by their only key
+            "message": turns.on_message,
+            "tool_interrupt_event": self.interrupts.on_tool_interrupt,
+            "strands_agui_tool_inputs": tools.on_inputs_that_ran,  # runtime/ran_inputs.py
+            "strands_agui_background_tasks": self.background.on_tasks,  # runtime/background_watch.py
+            "structured_output": outcome.on_structured_output,
+            "result": outcome.on_result,
+            "event_loop_throttled_delay": turns.on_throttle,  # invocation_state merged into it
+            # by their ``type``
             "tool_stream": subagents.on_tool_stream,
             "multiagent_node_start": subagents.on_node_start,
             "multiagent_node_stream": subagents.on_node_stream,
@@ -113,41 +129,16 @@ class Translator:
             "multiagent_handoff": subagents.on_handoff,
             "multiagent_node_cancel": subagents.on_node_cancel,
             "multiagent_node_interrupt": subagents.on_node_interrupt,
-        }
-        self.by_key: dict[str, Handle] = {
-            "event": self.on_raw_chunk,
-            "message": self.turns.on_message,
-            "tool_interrupt_event": self.interrupts.on_tool_interrupt,
-            "strands_agui_tool_inputs": self.tools.on_inputs_that_ran,  # runtime/ran_inputs.py
-            "strands_agui_background_tasks": self.background.on_tasks,  # runtime/background_watch.py
-            "structured_output": outcome.on_structured_output,
-            "result": outcome.on_result,
-        }
-        self.by_merged_key: dict[str, Handle] = {"event_loop_throttled_delay": self.turns.on_throttle}
-        self._chunk_tables()
-
-    def _chunk_tables(self) -> None:
-        """Raw model chunk (``event``) -> handler of its payload; ``contentBlockDelta.delta`` key -> handler of
-        its value; and the envelopes: the machine's closing trigger -> the events that close the envelope."""
-        self.by_chunk: dict[str, Handle] = {
-            "messageStart": self.turns.on_message_start,
-            "contentBlockStart": self.on_block_start,
-            "contentBlockDelta": self.on_block_delta,
-            "contentBlockStop": self.on_block_stop,
-            "messageStop": self.outcome.on_message_stop,
-            "metadata": self.outcome.on_metadata,
-        }
-        self.by_delta: dict[str, Callable[[Any], list[Item]]] = {
-            "text": self.text.on_text_delta,
-            "citation": self.text.on_citation,
-            "reasoningContent": self.text.on_reasoning_content,
-            "toolUse": self.tools.on_tool_input,
+            # no AG-UI meaning: a typed twin (read from its raw chunk), a chunk or delta of no meaning, the rest
+            TWIN: _nothing,
+            IGNORED: _nothing,
+            UNMAPPED: self.unmapped,
         }
         # the envelope's closing trigger (``machine.CLOSERS``: which one is the table's answer) -> its END events
         self.closers: dict[str, Callable[[], list[Item]]] = {
-            "close_text": self.text.close_text_events,
-            "close_reasoning": self.text.close_reasoning_events,
-            "close_tool_call": self.tools.close_tool_call_events,
+            "close_text": text.close_text_events,
+            "close_reasoning": text.close_reasoning_events,
+            "close_tool_call": tools.close_tool_call_events,
         }
 
     def nested(self, owner: str | None, name: str, facts: RunFacts) -> Translator:
@@ -182,10 +173,6 @@ class Translator:
         An illegal move raises ``MachineError`` and sends nothing."""
         return self.machine.fire(trigger, cause, events)
 
-    def move(self, trigger: str, cause: str, events: Sequence[Item] = ()) -> list[Item]:
-        """An internal move (a delta): the same table lookup as any move, no dispatch through a library."""
-        return self.machine.fire(trigger, cause, events)
-
     def _commit(self, events: list[Item]) -> None:
         if self.owner is not None:
             attributed(events, self.owner)
@@ -216,10 +203,6 @@ class Translator:
         return self.state == PAUSED
 
     # -- lifecycle (the stream loop's entry points) ---------------------------------------------------
-    def start(self) -> list[Item]:
-        """RUN_STARTED and what the client holds first (a run started before its facts: ``RunOpening``)."""
-        return self.fire("start_run", "run", list(run_started(self.input, self.client, self.new_id)))
-
     def finish_run(self) -> list[Item]:
         return self.outcome.finish_run()
 
@@ -253,19 +236,10 @@ class Translator:
 
     # -- dispatch ---------------------------------------------------------------------------------------
     def handle(self, event: Mapping[str, Any]) -> list[Item]:
-        """Translate one Strands event (see the dispatch tables in ``__init__``)."""
-        kind = event.get("type")
-        if isinstance(kind, str) and kind in self.by_type:
-            return self.by_type[kind](event)
-        if "delta" in event:  # the typed twin of a raw chunk, read from the chunk already (unmapped, never RAW)
-            return []
-        if len(event) == 1:
-            handler = self.by_key.get(next(iter(event)))
-            return handler(event) if handler is not None else self.unmapped(event)
-        for key, handler in self.by_merged_key.items():
-            if key in event:
-                return handler(event)
-        return self.unmapped(event)
+        """Translate one Strands event: decoded once into its part (``core/parts.py``), handled by that part's one
+        handler (``parts``)."""
+        kind, payload = decode(event)
+        return self.parts[kind](payload)
 
     def unmapped(self, event: Mapping[str, Any]) -> list[Item]:
         """An event with no AG-UI meaning: RAW when ``raw_events`` is on. Typed counterparts of raw chunks
@@ -275,33 +249,6 @@ class Translator:
         hidden = self.facts.state_keys | STRANDS_STATE_KEYS
         payload = raw_payload({k: v for k, v in event.items() if k not in hidden})
         return [RawEvent(event=payload, source="strands")] if payload else []
-
-    def on_raw_chunk(self, event: Mapping[str, Any]) -> list[Item]:
-        """A raw model chunk (``event``): the model's own words, before Strands' typed event for them. A chunk
-        is one of Strands' ``StreamEvent`` keys; its first key with a handler is handled (the hot path: one
-        chunk per delta, so a plain ``dict`` is recognised without the ``Mapping`` ABC check)."""
-        chunk = event["event"]
-        if type(chunk) is not dict and not isinstance(chunk, Mapping):
-            return []
-        for key, value in chunk.items():
-            handler = self.by_chunk.get(key)
-            if handler is not None and (type(value) is dict or isinstance(value, Mapping)):
-                return handler(value)
-        return []
-
-    def on_block_start(self, start: Mapping[str, Any]) -> list[Item]:
-        tool_use = (start.get("start") or {}).get("toolUse")
-        return self.tools.on_tool_use_start(tool_use) if isinstance(tool_use, Mapping) else []
-
-    def on_block_delta(self, block: Mapping[str, Any]) -> list[Item]:
-        delta = block.get("delta")
-        if type(delta) is not dict and not isinstance(delta, Mapping):
-            return []
-        for key, value in delta.items():  # one key: text, toolUse, reasoningContent, citation
-            handler = self.by_delta.get(key)
-            if handler is not None:
-                return handler(value)
-        return []
 
     def on_block_stop(self, stop: Mapping[str, Any]) -> list[Item]:
         return self.close_open("contentBlockStop")
@@ -327,6 +274,11 @@ class Translator:
 
     def hook_failed(self, kind: str, exc: BaseException, context: ToolCallContext | None = None) -> CustomEvent:
         return hook_failed(kind, exc, context)
+
+
+def _nothing(payload: Any) -> list[Item]:
+    """A part of no AG-UI meaning: nothing to send."""
+    return []
 
 
 def hook_failed(kind: str, exc: BaseException, context: ToolCallContext | None = None) -> CustomEvent:
@@ -356,19 +308,6 @@ def initial_state(state: Any) -> Any:
     if isinstance(state, Mapping):
         return {k: v for k, v in state.items() if k != "messages"}
     return state
-
-
-def run_started(input_data: RunAgentInput, client: ClientMessages, new_id: Callable[[], str]) -> list[BaseEvent]:
-    """The run's first events, which need nothing Strands reports: RUN_STARTED (``parentRunId``), the input's
-    state (without ``messages``), and what the client holds on a resume (it names the parked tool calls in this
-    run before their results arrive) or when a new message abandoned tool calls (their error results)."""
-    out: list[BaseEvent] = [RunStartedEvent(thread_id=input_data.thread_id, run_id=input_data.run_id,
-                                            parent_run_id=input_data.parent_run_id)]
-    if input_data.state is not None:
-        out.append(StateSnapshotEvent(snapshot=initial_state(input_data.state)))
-    if input_data.resume or client.answer_unanswered(new_id, UNANSWERED):
-        out.append(MessagesSnapshotEvent(messages=client.snapshot()))
-    return out
 
 
 def _below(on_move: OnMove | None, name: str) -> OnMove | None:

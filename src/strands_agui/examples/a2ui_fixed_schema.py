@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -41,11 +40,8 @@ from ag_ui_a2ui_toolkit import (
 from strands import Agent, tool
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app
+from strands_agui.examples._common import call, model, serve, snippet, tool_outcomes, user_text
 
 NAME = "a2ui_fixed_schema"
 DESCRIPTION = "Flight and hotel search whose results are A2UI surfaces of a fixed layout (backend tools)."
@@ -240,7 +236,7 @@ def scenario(messages: Messages) -> Turn:
         return [Text(f"Searching flights from {origin} to {destination}."),
                 call("search_flights", {"flights": flights_for(origin, destination, travel_date(words))})]
     found = _PLACE.search(words)
-    if found or re.search(r"\b(hotels?|stay|room)\b", words, re.IGNORECASE):
+    if re.search(r"\b(hotels?|stay|room|rooms)\b", words, re.IGNORECASE):
         where = _place(found.group(1)) if found else "Seattle"
         return [Text(f"Looking for hotels in {where}."), call("search_hotels", {"hotels": hotels_for(where)})]
     return [Text("I can search flights (\"flights from SFO to JFK next Tuesday\") and hotels (\"hotels in downtown "
@@ -249,7 +245,7 @@ def scenario(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
-    strands_agent = Agent(model=model_from_env(scenario, env=os.environ if env is None else env),
+    strands_agent = Agent(model=model(scenario, env),
                           tools=[search_flights, search_hotels], system_prompt=SYSTEM_PROMPT, callback_handler=None)
     return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
 

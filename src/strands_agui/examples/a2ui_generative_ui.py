@@ -22,7 +22,6 @@ Run: ``python -m strands_agui.examples.a2ui_generative_ui`` (port from ``PORT``,
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -30,12 +29,8 @@ from typing import Any
 from strands import Agent
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.a2ui import a2ui_tool
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, a2ui_tool, create_strands_app
+from strands_agui.examples._common import call, model, serve, snippet, tool_outcomes, user_text
 
 NAME = "a2ui_generative_ui"
 DESCRIPTION = "A UI surface (A2UI) designed by a subagent and painted while its render call streams."
@@ -125,14 +120,21 @@ def planner_turn(messages: Messages) -> Turn:
         title = checklist(user_text(messages))[0]
         failed = isinstance(outcomes[-1].data, Mapping) and "error" in outcomes[-1].data
         return [Text("I could not draw it." if failed else f"Here it is: {title}, drawn above.")]
+    if not _VISUAL.search(user_text(messages)):
+        return [Text("I answer with UI: ask me for a card or a checklist, like \"a packing checklist: passport, "
+                     "charger and sunscreen\", and I design it, with a Done button you can press.")]
     return [Text("Let me design that for you."), call("generate_a2ui", {"intent": "create"})]
+
+
+# a request for something drawn: what it is, or a verb asking for one
+_VISUAL = re.compile(r"\b(?:card|cards|list|lists|checklist|to-?do|todo|form|dashboard|table|surface|ui)\b|"
+                     r"^\s*(?:please\s+)?(?:show|draw|render|design|build)\b", re.IGNORECASE)
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the models (one for both roles)."""
-    env = os.environ if env is None else env
-    strands_agent = Agent(model=model_from_env(planner_turn, env=env),
-                          tools=[a2ui_tool(model_from_env(designer_turn, env=env))],
+    strands_agent = Agent(model=model(planner_turn, env),
+                          tools=[a2ui_tool(model(designer_turn, env))],
                           system_prompt=SYSTEM_PROMPT, callback_handler=None)
     return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
 

@@ -22,7 +22,6 @@ Run: ``python -m strands_agui.examples.a2ui_recovery`` (port from ``PORT``, defa
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -30,12 +29,8 @@ from typing import Any
 from strands import Agent
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.a2ui import RETRY_HEADER, a2ui_tool
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import A2UI_RETRY_HEADER, StrandsAgent, Text, Turn, a2ui_tool, create_strands_app
+from strands_agui.examples._common import call, model, serve, tool_outcomes, user_text
 
 NAME = "a2ui_recovery"
 DESCRIPTION = "A2UI surfaces validated and redesigned when invalid (up to 3 attempts), else a clean failure."
@@ -109,7 +104,7 @@ def _first_request(messages: Messages) -> str:
 def designer_turn(messages: Messages) -> Turn:
     if tool_outcomes(messages):
         return [Text("Rendered.")]
-    words, retry = _first_request(messages), user_text(messages).startswith(RETRY_HEADER)
+    words, retry = _first_request(messages), user_text(messages).startswith(A2UI_RETRY_HEADER)
     broken = re.search(r"\bbroken\b", words, re.IGNORECASE) is not None
     return [call("render_a2ui", surface(words, valid=retry and not broken))]
 
@@ -131,14 +126,19 @@ def planner_turn(messages: Messages) -> Turn:
         if isinstance(data, Mapping) and "error" in data:
             return [Text(f"I could not draw it: {data['error']}")]
         return [Text(f"Here it is: {title_of(user_text(messages))}, side by side above.")]
+    if not _COMPARE.search(user_text(messages)):
+        return [Text("I compare things side by side as cards: ask me to \"compare 3 luxury hotels\" (or add "
+                     "\"broken\" to watch each surface fail validation, be redesigned, then give up cleanly).")]
     return [Text("Let me put that in a visual comparison."), call("generate_a2ui", {"intent": "create"})]
+
+
+_COMPARE = re.compile(r"\b(?:compare|comparison|versus|vs|side by side|show|list)\b", re.IGNORECASE)
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the models (one for both roles)."""
-    env = os.environ if env is None else env
-    strands_agent = Agent(model=model_from_env(planner_turn, env=env),
-                          tools=[a2ui_tool(model_from_env(designer_turn, env=env), max_attempts=MAX_ATTEMPTS)],
+    strands_agent = Agent(model=model(planner_turn, env),
+                          tools=[a2ui_tool(model(designer_turn, env), max_attempts=MAX_ATTEMPTS)],
                           system_prompt=SYSTEM_PROMPT, callback_handler=None)
     return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
 

@@ -17,7 +17,6 @@ Run: ``python -m strands_agui.examples.agentic_chat`` (port from ``PORT``, defau
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -26,11 +25,8 @@ from ag_ui.core import Tool
 from strands import Agent
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app
+from strands_agui.examples._common import call, model, serve, tool_outcomes, user_text
 
 NAME = "agentic_chat"
 DESCRIPTION = "Chat with streamed text and a frontend-only change_background tool."
@@ -89,9 +85,19 @@ def colour_in(words: str) -> str | None:
     return None
 
 
+_POLITE = r"^\s*(?:(?:please|ok|okay|now|hi|hey|so)[,!]?\s+)*(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
+_ASKS = re.compile(_POLITE + r"(?:make|change|set|turn|paint|switch|use|try|give|go|colou?r|repaint)\b", re.IGNORECASE)
+_QUESTION = re.compile(r"^\s*(?:why|what|how|who|when|where|which|whose|is|are|was|were|do|does|did)\b", re.IGNORECASE)
+_NAMES_IT = re.compile(r"\b(?:background|backdrop|colou?r)\b", re.IGNORECASE)
+
+
 def wants_background(words: str) -> bool:
-    lowered = words.lower()
-    return any(w in lowered for w in ("background", "colour", "color")) or colour_in(words) is not None
+    """The words ask for a new background: a request to change something to a colour ("make it teal", "change the
+    background to #fde68a"), or the background named outside a question ("a dark slate background"). A colour in a
+    question or a story ("Why is the sky blue?", "a joke about red cats") is not a request."""
+    if _ASKS.search(words):
+        return _NAMES_IT.search(words) is not None or colour_in(words) is not None
+    return _QUESTION.search(words) is None and re.search(r"\bbackground\b", words, re.IGNORECASE) is not None
 
 
 def _background_of(outcome_input: Mapping[str, Any], result_text: str) -> str:
@@ -146,7 +152,7 @@ def reply(words: str) -> str:
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
+        model=model(scenario, env),
         tools=[],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,

@@ -16,7 +16,6 @@ Run: ``python -m strands_agui.examples.agentic_chat_multimodal`` (port from ``PO
 
 from __future__ import annotations
 
-import os
 import struct
 import zlib
 from collections.abc import Mapping, Sequence
@@ -26,12 +25,9 @@ from typing import Any
 from strands import Agent
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app
+from strands_agui.examples._common import call, model, serve, tool_outcomes, user_text
 from strands_agui.examples.agentic_chat import CHANGE_BACKGROUND, DEFAULT_COLOUR, colour_in, wants_background
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
 
 NAME = "agentic_chat_multimodal"
 DESCRIPTION = "Chat that takes image attachments and describes them."
@@ -193,7 +189,7 @@ def scenario(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
-    strands_agent = Agent(model=model_from_env(scenario, env=os.environ if env is None else env), tools=[],
+    strands_agent = Agent(model=model(scenario, env), tools=[],
                           system_prompt=SYSTEM_PROMPT, callback_handler=None)
     return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
 

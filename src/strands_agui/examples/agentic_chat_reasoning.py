@@ -17,19 +17,15 @@ Run: ``python -m strands_agui.examples.agentic_chat_reasoning`` (port from ``POR
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 
 from strands import Agent
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
+from strands_agui import Reasoning, StrandsAgent, Text, Turn, create_strands_app
+from strands_agui.examples._common import call, model, serve, snippet, tool_outcomes, user_text
 from strands_agui.examples.agentic_chat import CHANGE_BACKGROUND, DEFAULT_COLOUR, colour_in, wants_background
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Reasoning, Text, Turn
 
 NAME = "agentic_chat_reasoning"
 DESCRIPTION = "Chat whose model reasons (streamed REASONING_* events) before it answers."
@@ -140,7 +136,7 @@ def scenario(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
-    strands_agent = Agent(model=model_from_env(scenario, env=os.environ if env is None else env), tools=[],
+    strands_agent = Agent(model=model(scenario, env), tools=[],
                           system_prompt=SYSTEM_PROMPT, callback_handler=None)
     return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
 

@@ -20,7 +20,6 @@ Run: ``python -m strands_agui.examples.agentic_generative_ui`` (port from ``PORT
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -33,14 +32,14 @@ from strands_agui import (
     PredictStateMapping,
     StrandsAgent,
     StrandsAgentConfig,
+    Text,
     ToolBehavior,
     ToolCallContext,
     ToolResultContext,
+    Turn,
+    create_strands_app,
 )
-from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui.examples._common import call, model, serve, snippet, tool_outcomes, user_text
 
 NAME = "agentic_generative_ui"
 DESCRIPTION = "A plan predicted from the tool's arguments, then progressed step by step with state deltas."
@@ -142,26 +141,31 @@ _PLANS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
 _OBJECT = re.compile(r"^\S+(?:\s+up)?\s+(?:(?:a|an|the|my|our|some)\s+)?(.*)$", re.IGNORECASE)
 
 
-def plan_steps(request: str) -> list[dict[str, str]]:
+_PRONOUN = re.compile(r"^(?:it|this|that|them|me|us|you|something|anything)\b", re.IGNORECASE)
+_QUESTION = re.compile(r"^(?:why|what|how|who|when|where|which|is|are|does|do|did)\b", re.IGNORECASE)
+
+
+def plan_steps(request: str) -> list[dict[str, str]] | None:
     """3 to 5 pending steps for ``request``: its listed parts when it has 3 or more, else the steps its verb
-    calls for ("Help me launch a podcast" -> "Decide who the podcast is for", ...), else a generic plan."""
-    task = _LEAD.sub("", request.strip()).rstrip(" .!?") or "your task"
+    calls for ("Help me launch a podcast" -> "Decide who the podcast is for", ...); None when it asks for no
+    plan (a question, a greeting, a verb no plan follows)."""
+    task = _LEAD.sub("", request.strip()).rstrip(" .!?")
     listed = task.split(":", 1)[-1]  # "a party: book a venue, send invitations, ..." lists after the colon
     parts = [p.strip(" .!?") for p in _PARTS.split(listed) if p.strip(" .!?")]
-    if len(parts) >= 3:
+    if len(parts) >= 3 and not _QUESTION.match(task):
         descriptions = [p[:1].upper() + p[1:] for p in parts[:5]]
     else:
         thing = _OBJECT.match(task)
         template = next((steps for verb, steps in _PLANS if verb.match(task)), None)
-        if template and thing and thing.group(1):
-            descriptions = [step.format(snippet(thing.group(1), 40)) for step in template]
-        else:
-            short = snippet(task, 50)
-            descriptions = [f"Agree on the goal: {short[:1].lower() + short[1:]}", "Gather what it needs",
-                            "Do the work", "Check the result with you"]
-            if len(task) > 60:
-                descriptions.append("Wrap up and share it")
+        if not (template and thing and thing.group(1)) or _PRONOUN.match(thing.group(1)):
+            return None
+        descriptions = [step.format(snippet(thing.group(1), 40)) for step in template]
     return [{"description": d, "status": "pending"} for d in descriptions]
+
+
+NO_PLAN = ("I turn a goal into a plan and work through it step by step. Tell me what you want to do, like "
+           "\"launch a podcast\", \"organise a team offsite\", or list the steps yourself: \"a trip: book "
+           "flights, find a hotel, then plan the days\".")
 
 
 def scenario(messages: Messages) -> Turn:
@@ -169,8 +173,10 @@ def scenario(messages: Messages) -> Turn:
     outcomes = [o for o in tool_outcomes(messages) if o.name == "create_plan"]
     if outcomes:  # not reached when serving: the run stops after the plan's result
         return [Text("All steps of the plan are done.")]
-    request = user_text(messages) or "get started"
+    request = user_text(messages)
     steps = plan_steps(request)
+    if steps is None:
+        return [Text(NO_PLAN)]
     goal = _LEAD.sub("", request.strip()).split(":", 1)[0].rstrip(" .!?")
     goal = goal[:1].lower() + goal[1:]
     about = (f" for {goal}" if re.match(r"(?:a|an|the|my|our)\b", goal) else f" to {goal}") if goal else ""
@@ -183,7 +189,7 @@ def build_agent(env: Mapping[str, str] | None = None, *, step_delay: float = STE
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model, ``step_delay`` paces
     the progress updates."""
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
+        model=model(scenario, env),
         tools=[create_plan],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,

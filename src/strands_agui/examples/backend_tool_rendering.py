@@ -17,7 +17,6 @@ Run: ``python -m strands_agui.examples.backend_tool_rendering`` (port from ``POR
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -25,11 +24,8 @@ from typing import Any
 from strands import Agent, tool
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import ToolOutcome, call, serve, snippet, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app
+from strands_agui.examples._common import ToolOutcome, call, model, serve, snippet, tool_outcomes, user_text
 
 NAME = "backend_tool_rendering"
 DESCRIPTION = "Backend tools (get_weather, render_chart) whose results the page renders."
@@ -93,20 +89,27 @@ def render_chart(title: str, values: list[float]) -> dict:
     }
 
 
-_LOCATION = re.compile(r"\b(?:in|for|at)\s+([A-Za-z][A-Za-z .'-]*)")
-_TRAILING = re.compile(r"\s+(?:today|tomorrow|tonight|now|right now|please|this week|like)$", re.IGNORECASE)
+_LOCATION = re.compile(r"\b(?:in|for|at)\s+([A-Za-z][A-Za-z ,&.'-]*)")
+_TRAILING = re.compile(r"\s+(?:today|tomorrow|tonight|now|right now|please|this week|like|"
+                       r"(?:for|on|this|next|over)\s.*)$", re.IGNORECASE)
+_AND = re.compile(r"\s*(?:,|&|\band\b)\s*", re.IGNORECASE)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
-def location_in(words: str) -> str:
-    """The place after "in"/"for"/"at" (trailing "today", "please"... dropped), else the default."""
+def locations_in(words: str) -> list[str]:
+    """The places after "in"/"for"/"at", each on its own ("Berlin and Rome" is two; trailing "today",
+    "please"... dropped), else the default."""
     match = _LOCATION.search(words)
-    if not match:
-        return DEFAULT_LOCATION
-    place = match.group(1).strip(" .'-")
+    place = match.group(1).strip(" .,'-") if match else ""
     while (trimmed := _TRAILING.sub("", place)) != place:
         place = trimmed
-    return " ".join(part[:1].upper() + part[1:] for part in place.split()) or DEFAULT_LOCATION
+    places = [" ".join(w[:1].upper() + w[1:] for w in part.split()) for part in _AND.split(place)]
+    return [p for p in places if p.strip(" .'-")] or [DEFAULT_LOCATION]
+
+
+def location_in(words: str) -> str:
+    """The first place the words name (see :func:`locations_in`)."""
+    return locations_in(words)[0]
 
 
 def chart_request(words: str) -> dict[str, Any]:
@@ -142,8 +145,9 @@ def scenario(messages: Messages) -> Turn:
     words = user_text(messages)
     lowered = words.lower()
     if "weather" in lowered or "forecast" in lowered or "temperature" in lowered:
-        location = location_in(words)
-        return [Text(f"Let me check the weather in {location}."), call("get_weather", {"location": location})]
+        places = locations_in(words)
+        named = " and ".join(places)
+        return [Text(f"Let me check the weather in {named}."), *(call("get_weather", {"location": p}) for p in places)]
     if any(w in lowered for w in ("chart", "plot", "graph")):
         request = chart_request(words)
         return [Text("Drawing that chart now."), call("render_chart", request)]
@@ -157,7 +161,7 @@ def scenario(messages: Messages) -> Turn:
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
+        model=model(scenario, env),
         tools=[get_weather, render_chart],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,

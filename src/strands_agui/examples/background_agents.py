@@ -36,12 +36,8 @@ from strands.interventions import Confirm, InterventionHandler, Proceed
 from strands.types.content import Messages
 from strands.vended_interventions.hitl import HumanInTheLoop
 
-from strands_agui import StrandsAgent
-from strands_agui.environment import env_flag
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app, env_flag
+from strands_agui.examples._common import call, environment, model, serve, tool_outcomes, user_text
 
 NAME = "background_agents"
 DESCRIPTION = "A report written as a background task (a task card), and bookings and cancellations you confirm."
@@ -94,7 +90,17 @@ class ConfirmBookings(InterventionHandler):
         return Confirm(prompt=f"Book a flight to {event.tool_use['input'].get('city')}?")
 
 
+# a request, not a word: "write a report on sales", "cancel my flight" (not "why is the report late?")
+_QUESTION = re.compile(r"^\s*(?:why|what|how|who|when|where|which|is|are|was|were|do|does|did)\b", re.IGNORECASE)
+_ASKS_REPORT = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could) you\s+)?(?:write|draft|prepare|make|create|"
+                          r"generate|start)\b.*\breport\b", re.IGNORECASE)
+_ASKS_CANCEL = re.compile(r"^\s*(?:please\s+)?(?:(?:can|could) you\s+)?cancel\b", re.IGNORECASE)
 _AFTER = re.compile(r"\b(?:on|to)\s+([A-Za-z][A-Za-z' -]*)")
+
+
+def refusal(result: str) -> str:
+    """Why a call did not run, in the user's terms (never the tool's message pasted back)."""
+    return "you said no." if re.search(r"\b(?:reject|declin|denied|no)\w*", result, re.IGNORECASE) else "it failed."
 
 
 def scenario(messages: Messages) -> Turn:
@@ -108,32 +114,37 @@ def scenario(messages: Messages) -> Turn:
             elif outcome.name == "book_flight" and isinstance(outcome.data, Mapping) and outcome.data.get("booked"):
                 sentences.append(f"Your flight to {outcome.data.get('city')} is booked.")
             elif outcome.name == "book_flight":
-                sentences.append(f"I did not book the flight: {outcome.text}")
+                sentences.append(f"I did not book the flight to {outcome.input.get('city') or 'there'}: "
+                                 f"{refusal(outcome.text)}")
             elif (outcome.name == "cancel_flight" and isinstance(outcome.data, Mapping)
                   and outcome.data.get("cancelled")):
                 sentences.append(f"Your flight to {outcome.data.get('city')} is cancelled.")
             elif outcome.name == "cancel_flight":
-                sentences.append(f"I did not cancel the flight: {outcome.text}")
+                sentences.append(f"I did not cancel the flight to {outcome.input.get('city') or 'there'}: "
+                                 f"{refusal(outcome.text)}")
             else:  # a background task's delivered result
                 sentences.append("The report is ready: see its card.")
         return [Text(" ".join(sentences))]
     words = user_text(messages)
     match = _AFTER.search(words)
     subject = match.group(1).strip(" .'-") if match else None
-    if "report" in words.lower():
+    if _ASKS_REPORT.search(words):
         return [call("write_report", {"topic": subject or "sales"})]
-    if "cancel" in words.lower():
+    if _ASKS_CANCEL.search(words):
         return [call("cancel_flight", {"city": subject or "Lisbon"})]
+    if _QUESTION.match(words) or not re.search(r"\b(?:book|fly|flight|flights|trip|ticket)\b", words, re.IGNORECASE):
+        return [Text("I write reports in the background (\"write a report on sales\"), book flights and cancel "
+                     "them; you confirm each booking and each cancellation.")]
     return [Text(f"I will book a flight to {subject or 'Lisbon'} once you confirm."),
             call("book_flight", {"city": subject or "Lisbon"})]
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
-    env = os.environ if env is None else env
+    env = environment(env)
     later = env_flag("STRANDS_AGUI_REPORT_LATER", env.get("STRANDS_AGUI_REPORT_LATER"))
     strands_agent = Agent(
-        model=model_from_env(scenario, env=env),
+        model=model(scenario, env),
         tools=[write_report, book_flight, cancel_flight],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,

@@ -26,6 +26,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from strands_agui import add_strands_fastapi_endpoint, mount_console
 from strands_agui.examples import (
     a2ui_fixed_schema,
     a2ui_generative_ui,
@@ -44,8 +45,6 @@ from strands_agui.examples import (
     tool_based_generative_ui,
 )
 from strands_agui.examples._common import serve
-from strands_agui.server.console.page import mount_console
-from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 
 EXAMPLES: tuple[ModuleType, ...] = (agentic_chat, backend_tool_rendering, shared_state, agentic_generative_ui,
                                     human_in_the_loop, multi_agent, a2ui_generative_ui, agentic_chat_reasoning,

@@ -22,7 +22,6 @@ Run: ``python -m strands_agui.examples.human_in_the_loop`` (port from ``PORT``, 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -30,11 +29,8 @@ from typing import Any
 from strands import Agent, tool
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior
-from strands_agui.examples._common import ToolOutcome, call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, StrandsAgentConfig, Text, ToolBehavior, Turn, create_strands_app
+from strands_agui.examples._common import ToolOutcome, call, model, serve, tool_outcomes, user_text
 
 NAME = "human_in_the_loop"
 DESCRIPTION = "A backend tool (book_flight) that runs only after you approve it."
@@ -85,7 +81,10 @@ def when_in(words: str) -> str:
 def summary(outcome: ToolOutcome) -> str:
     if isinstance(outcome.data, Mapping) and outcome.data.get("booked"):
         return f"Your flight to {outcome.data.get('city')} is booked (reference {outcome.data.get('reference')})."
-    return f"I did not book the flight: {outcome.text}"
+    city = outcome.input.get("city") or "there"
+    if re.search(r"\b(?:reject|declin|denied|not approved)", outcome.text, re.IGNORECASE):
+        return f"I did not book the flight to {city}: you rejected it."
+    return f"I did not book the flight to {city}: the booking did not go through."
 
 
 def scenario(messages: Messages) -> Turn:
@@ -96,19 +95,24 @@ def scenario(messages: Messages) -> Turn:
     words = user_text(messages)
     if _CHANGED_MIND.search(words):
         return [Text("No problem, I won't book anything. Tell me where you'd like to fly when you're ready.")]
+    if not _WANTS_FLIGHT.search(words):
+        return [Text("I book flights, and you approve each booking before it happens. Tell me where to: "
+                     "\"book me a flight to Paris\".")]
     city, when = city_in(words), when_in(words)
     trip = f"a flight to {city}" + (f" for {when}" if when else "")
     return [Text(f"I can book {trip}. Please approve the booking below, or reject it."),
             call("book_flight", {"city": city})]
 
 
+_WANTS_FLIGHT = re.compile(r"\b(?:book|fly|flight|flights|trip|travel|ticket|tickets|plane|get me to|take me to)\b",
+                           re.IGNORECASE)
 _CHANGED_MIND = re.compile(r"\b(never ?mind|cancel|forget it|don't|do not|stop)\b", re.IGNORECASE)
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
+        model=model(scenario, env),
         tools=[book_flight],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,

@@ -22,7 +22,6 @@ Run: ``python -m strands_agui.examples.interrupt`` (port from ``PORT``, default 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -31,11 +30,8 @@ from strands import Agent, tool
 from strands.types.content import Messages
 from strands.types.tools import ToolContext
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app
+from strands_agui.examples._common import call, model, serve, tool_outcomes, user_text
 
 NAME = "interrupt"
 DESCRIPTION = "A scheduling tool that pauses (tool_context.interrupt) for you to pick a meeting time."
@@ -128,7 +124,7 @@ def scenario(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
-    strands_agent = Agent(model=model_from_env(scenario, env=os.environ if env is None else env),
+    strands_agent = Agent(model=model(scenario, env),
                           tools=[schedule_meeting], system_prompt=SYSTEM_PROMPT, callback_handler=None)
     return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
 

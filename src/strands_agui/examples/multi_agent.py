@@ -25,7 +25,6 @@ Run: ``python -m strands_agui.examples.multi_agent`` (port from ``PORT``, defaul
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
@@ -35,11 +34,8 @@ from strands import Agent, tool
 from strands.multiagent import Swarm
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, snippet, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env, scripted_delay
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app
+from strands_agui.examples._common import call, model, serve, snippet, tool_outcomes, user_text
 
 NAME = "multi_agent"
 DESCRIPTION = "A Swarm of two agents (researcher -> writer): each node is a subagent, with tool progress."
@@ -51,8 +47,15 @@ FRONTEND_TOOLS: list[Tool] = []
 _REQUEST = re.compile(r"User Request: (.*)")
 # how people ask about a topic: the words after it are the topic ("What do you know about solar power?")
 _ASKING = re.compile(r"^(?:please\s+|hi[,!]?\s+|hey[,!]?\s+)*(?:(?:can|could) you\s+)?(?:what do (?:you|we) know about|"
-                     r"what (?:is|are)|who (?:is|are)|tell me (?:about|what you know about)|research|look up|"
+                     r"what (?:is|are)|who (?:is|are)|who (?:owns|runs|maintains|built|wrote)|"
+                     r"tell me (?:about|what you know about)|research|look up|"
                      r"search (?:the notes )?for|find (?:out )?about|explain|summari[sz]e)\s+", re.IGNORECASE)
+# a topic named on its own ("resumable runs", "Redis"): a few words, no question, not small talk or a command
+_BARE_TOPIC = re.compile(r"(?!(?:hi|hello|hey|thanks|thank|ok|okay|yes|no|why|how|when|where|which|who|what|tell|"
+                         r"make|can|could|would|please|ignore|help|write|do|does|is|are|give|show|stop)\b)"
+                         r"[A-Za-z][\w'-]*(?: [\w'-]+){0,4}\.?", re.IGNORECASE)
+ASK_A_TOPIC = ("The team (a researcher and a writer) answers from our notes: ask about a topic, like \"What do you "
+               "know about solar power?\" or \"Who owns the payments API?\".")
 
 
 def notes_tool(pause: float) -> Any:
@@ -69,18 +72,23 @@ def notes_tool(pause: float) -> Any:
     return search_notes
 
 
-def topic_of(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The user's request inside the Swarm's node context (or the user's words)."""
+def topic_of(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    """What the user asks about, from their request inside the Swarm's node context (or their words): the words
+    after how people ask about a topic ("Who owns the billing service?" -> "the billing service"); None when the
+    request asks about no topic."""
     words = user_text(messages)
     found = _REQUEST.search(words)
     request = (found.group(1) if found else words).strip()
-    topic = _ASKING.sub("", request).strip(" ?.!")
-    return snippet(topic, 60) or "your question"
+    asking = _ASKING.match(request)
+    topic = request[asking.end():].strip(" ?.!") if asking else request if _BARE_TOPIC.fullmatch(request) else ""
+    return snippet(topic, 60) or None
 
 
 def researcher_turn(messages: Messages) -> Turn:
     outcomes = tool_outcomes(messages)
     topic = topic_of(messages)
+    if topic is None:
+        return [Text(ASK_A_TOPIC)]
     if any(o.name == "handoff_to_agent" for o in outcomes):
         return [Text("Handed over to the writer.")]
     notes = [o.text for o in outcomes if o.name == "search_notes"]
@@ -90,7 +98,7 @@ def researcher_turn(messages: Messages) -> Turn:
 
 
 def writer_turn(messages: Messages) -> Turn:
-    topic = topic_of(messages)
+    topic = topic_of(messages) or "it"
     return [Text(f"Here is what the team knows about {topic}: three notes mention it, it is well documented "
                  "and widely used, and it has an owner you can ask. (Two scripted agents wrote this: a "
                  "researcher and a writer, each shown as a subagent.)")]
@@ -98,12 +106,12 @@ def writer_turn(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent: a Swarm template (each run gets its own copy); ``env`` picks the model."""
-    env = os.environ if env is None else env
+    pace = model(researcher_turn, env)
     researcher = Agent(name="researcher", description="Searches the notes, then hands off to the writer.",
-                       model=model_from_env(researcher_turn, env=env), tools=[notes_tool(scripted_delay(env) * 10)],
+                       model=pace, tools=[notes_tool(getattr(pace, "delay", 0.0) * 10)],
                        system_prompt="Search the notes with search_notes, then hand off to the writer.",
                        callback_handler=None)
-    writer = Agent(name="writer", description="Writes the final answer.", model=model_from_env(writer_turn, env=env),
+    writer = Agent(name="writer", description="Writes the final answer.", model=model(writer_turn, env),
                    system_prompt="Write a short, friendly answer from the notes you were handed.",
                    callback_handler=None)
     swarm = Swarm([researcher, writer], max_handoffs=3, max_iterations=4)

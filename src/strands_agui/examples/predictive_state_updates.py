@@ -24,7 +24,6 @@ Run: ``python -m strands_agui.examples.predictive_state_updates`` (port from ``P
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -33,11 +32,17 @@ from ag_ui.core import RunAgentInput, Tool
 from strands import Agent
 from strands.types.content import Messages
 
-from strands_agui import PredictStateMapping, StrandsAgent, StrandsAgentConfig, ToolBehavior, ToolCallContext
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import (
+    PredictStateMapping,
+    StrandsAgent,
+    StrandsAgentConfig,
+    Text,
+    ToolBehavior,
+    ToolCallContext,
+    Turn,
+    create_strands_app,
+)
+from strands_agui.examples._common import call, model, serve, tool_outcomes, user_text
 
 NAME = "predictive_state_updates"
 DESCRIPTION = "A document the model streams into shared state (PredictState) and you confirm or reject."
@@ -182,7 +187,7 @@ def scenario(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
-    strands_agent = Agent(model=model_from_env(scenario, env=os.environ if env is None else env), tools=[],
+    strands_agent = Agent(model=model(scenario, env), tools=[],
                           system_prompt=SYSTEM_PROMPT, callback_handler=None)
     return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION, config=CONFIG)
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -29,11 +28,17 @@ from ag_ui.core import RunAgentInput
 from strands import Agent, tool
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent, StrandsAgentConfig, ToolBehavior, ToolCallContext, ToolResultContext
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import (
+    StrandsAgent,
+    StrandsAgentConfig,
+    Text,
+    ToolBehavior,
+    ToolCallContext,
+    ToolResultContext,
+    Turn,
+    create_strands_app,
+)
+from strands_agui.examples._common import call, model, serve, tool_outcomes, user_text
 
 NAME = "shared_state"
 DESCRIPTION = "A recipe the user and the agent edit together through AG-UI shared state."
@@ -205,7 +210,8 @@ def _drop(recipe: dict[str, Any], words: tuple[str, ...]) -> list[str]:
 
 
 def edit_recipe(recipe: dict[str, Any], request: str) -> tuple[dict[str, Any], list[str]]:
-    """The recipe changed as ``request`` asks, and a list of the changes (for the confirmation)."""
+    """The recipe changed as ``request`` asks, and a list of the changes (for the confirmation): none when the
+    request asks for none (a question about the recipe, something else entirely)."""
     recipe, lowered, changes = copy.deepcopy(recipe), request.lower(), []
     for pattern in _TITLE_PATTERNS:
         dish = pattern.search(lowered)
@@ -224,12 +230,13 @@ def edit_recipe(recipe: dict[str, Any], request: str) -> tuple[dict[str, Any], l
     if "Spicy" in recipe["special_preferences"] and not has_chili:
         recipe["ingredients"].append({"icon": "🌶️", "name": "Chili Flakes", "amount": "1 tsp"})
         changes.append("added chili flakes")
-    if re.search(r"\b(?:easy|simple|beginner)\b", lowered):
-        recipe["skill_level"] = "Beginner"
-    elif re.search(r"\b(?:advanced|challenging|hard)\b", lowered):
-        recipe["skill_level"] = "Advanced"
+    level = ("Beginner" if re.search(r"\b(?:easy|easier|simple|simpler|beginner)\b", lowered) else
+             "Advanced" if re.search(r"\b(?:advanced|challenging|harder)\b", lowered) else None)
+    if level and _QUESTION.match(lowered) is None:
+        recipe["skill_level"] = level
+        changes.append(f"set the skill level to {level.lower()}")
     minutes = re.search(r"(\d+)\s*(?:min|minute)", lowered)
-    if minutes or re.search(r"\b(?:quick|quicker|fast|faster)\b", lowered):
+    if (minutes or re.search(r"\b(?:quick|quicker|fast|faster)\b", lowered)) and _QUESTION.match(lowered) is None:
         wanted = int(minutes.group(1)) if minutes else 15
         recipe["cooking_time"] = next((t for t in COOKING_TIMES[:-1] if wanted <= int(t.split()[0])), "60+ min")
         changes.append(f"set the cooking time to {recipe['cooking_time']}")
@@ -244,13 +251,13 @@ def edit_recipe(recipe: dict[str, Any], request: str) -> tuple[dict[str, Any], l
             recipe["ingredients"].append({"icon": _icon(name), "name": name, "amount": "to taste"})
             recipe["instructions"].append(f"Add the {item} and mix well.")
             changes.append(f"added {item}")
-    if len(recipe["instructions"]) < 3:
+    if changes and len(recipe["instructions"]) < 3:
         for step in ("Combine the ingredients in a large bowl.", "Cook until golden and cooked through.",
                      "Serve warm."):
             if step not in recipe["instructions"]:
                 recipe["instructions"].append(step)
         changes.append("filled in the missing steps")
-    return recipe, changes or ["tidied it up"]
+    return recipe, changes
 
 
 def listed(phrases: list[str]) -> str:
@@ -268,13 +275,33 @@ def scenario(messages: Messages) -> Turn:
                      f"{steps} steps. Tell me what to change next.")]
     recipe, request = state_and_request(user_text(messages))
     updated, changes = edit_recipe(recipe, request)
+    if not changes:
+        return [Text(about(recipe, request.lower()))]
     return [Text(f"Sure: I {listed(changes)}."), call("generate_recipe", {"recipe": updated})]
+
+
+_QUESTION = re.compile(r"^\s*(?:why|what|how|who|when|where|which|is|are|does|do|can i|should)\b")
+
+
+def about(recipe: Mapping[str, Any], request: str) -> str:
+    """An answer about the recipe when the request changes nothing: how long, how hard, what goes in it; else
+    what the user can ask for."""
+    title = recipe.get("title") or "this recipe"
+    if re.search(r"\b(?:how long|time|minutes?)\b", request):
+        return f"{title} takes about {recipe.get('cooking_time')} to cook."
+    if re.search(r"\b(?:how hard|difficult|difficulty|skill|level)\b", request):
+        return f"{title} is a {str(recipe.get('skill_level', '')).lower()} recipe."
+    if re.search(r"\b(?:ingredients?|what goes|what's in|what is in|need)\b", request):
+        names = [str(i.get("name")) for i in recipe.get("ingredients") or [] if isinstance(i, Mapping)]
+        return f"{title} needs {listed(names)}." if names else f"{title} has no ingredients yet: add some."
+    return (f"I edit the recipe beside this chat ({title}): ask me to add or remove an ingredient, make it vegan "
+            "or spicy, quicker or easier, or start a recipe for another dish.")
 
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
     strands_agent = Agent(
-        model=model_from_env(scenario, env=os.environ if env is None else env),
+        model=model(scenario, env),
         tools=[generate_recipe],
         system_prompt=SYSTEM_PROMPT,
         callback_handler=None,

@@ -18,7 +18,6 @@ Run: ``python -m strands_agui.examples.tool_based_generative_ui`` (port from ``P
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -27,11 +26,8 @@ from ag_ui.core import Tool
 from strands import Agent
 from strands.types.content import Messages
 
-from strands_agui import StrandsAgent
-from strands_agui.examples._common import call, serve, tool_outcomes, user_text
-from strands_agui.server.app import create_strands_app
-from strands_agui.tooling.models import model_from_env
-from strands_agui.tooling.scripted import Text, Turn
+from strands_agui import StrandsAgent, Text, Turn, create_strands_app
+from strands_agui.examples._common import call, model, serve, tool_outcomes, user_text
 
 NAME = "tool_based_generative_ui"
 DESCRIPTION = "A haiku generator whose answer is a frontend tool (generate_haiku) the page draws as a card."
@@ -149,7 +145,7 @@ def scenario(messages: Messages) -> Turn:
 
 def build_agent(env: Mapping[str, str] | None = None) -> StrandsAgent:
     """The example's AG-UI agent; ``env`` (default ``os.environ``) picks the model."""
-    strands_agent = Agent(model=model_from_env(scenario, env=os.environ if env is None else env), tools=[],
+    strands_agent = Agent(model=model(scenario, env), tools=[],
                           system_prompt=SYSTEM_PROMPT, callback_handler=None)
     return StrandsAgent(strands_agent, name=NAME, description=DESCRIPTION)
 

@@ -105,6 +105,11 @@ class Detached:
         with self._lock:
             return list(self._by_thread.get(thread, ()))
 
+    def holding(self) -> int:
+        """How many threads have tasks held here (a health answer's "busy": their results live only here)."""
+        with self._lock:
+            return len(self._by_thread)
+
     def release(self, thread: str, held: Held) -> None:
         with self._lock:
             kept = [h for h in self._by_thread.get(thread, ()) if h is not held]

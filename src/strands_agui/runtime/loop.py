@@ -26,6 +26,7 @@ from .hooks import run_hook
 logger = logging.getLogger(__name__)
 
 Settle = Callable[[], RunFailure | None | Awaitable[RunFailure | None]]  # after Strands is done, before the end
+# (the pause bookkeeping: a paused run can then be resumed at once on any worker)
 Pace = Callable[[], Awaitable[Any] | None]  # after each Strands event that emitted nothing: a loop turn to await,
 # or None (a server's fairness: ``server.transport.pacing.Pacer`` gives one per time slice)
 Flush = Callable[[], list[BaseEvent]]  # after each Strands event that emitted nothing: events due now (the console
@@ -37,15 +38,10 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                     stop: Callable[[], Any] | None = None, settle: Settle | None = None,
                     pace: Pace | None = None, cancel: Cancellation | None = None,
                     flush: Flush | None = None) -> AsyncIterator[BaseEvent]:
-    """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event.
-
-    When the machine halts, ``stop`` (the live agent's ``cancel``; none in a replay) asks Strands to end its run
-    its own way: no tool of the batch runs, no model is called again, nothing more is translated. ``settle``
-    (the pause bookkeeping) runs before the terminal event, so a paused run can be resumed at once on any worker.
-    ``pace`` is called after each Strands event that emitted nothing and the loop turn it returns awaited (None:
-    no turn due); ``cancel`` is checked after each (once
-    requested, the ``cancel`` move halts the run). ``flush`` is called after each Strands event that emitted
-    nothing, before ``pace``, and the events it returns are sent at once (None: nothing is asked, no cost)."""
+    """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event. When the machine
+    halts, ``stop`` (the live agent's ``cancel``; none in a replay) asks Strands to end its run its own way (no tool
+    of the batch runs, no model is called again); ``settle``, ``pace``, ``flush``: their types above; ``cancel`` is
+    checked after each Strands event (once requested, the ``cancel`` move halts the run)."""
     failure: RunFailure | None = None
     strands_ended = False  # Strands' generator ran to its end (or raised): nothing of it is left suspended
     async with aclosing(source):  # type: ignore[type-var]
@@ -65,10 +61,7 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                     if cancel is not None and cancel.requested(translator):
                         items = [*items, *translator.cancel()]
                 except Exception as exc:  # noqa: BLE001 - our failure, still a well-formed end
-                    for committed in translator.committed():  # the moves made before it, with their events
-                        yield committed
-                    failure = adapter_failure(exc)
-                    break
+                    items, failure = list(translator.committed()), adapter_failure(exc)  # the moves made before
                 for item in items:  # ``perform`` inline: no async generator per Strands event
                     if isinstance(item, HookCall):
                         try:
@@ -79,7 +72,7 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                             break
                     else:
                         yield item
-                if not items:
+                if not items and failure is None:
                     if flush is not None:
                         for out in flush():
                             yield out
@@ -88,14 +81,20 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
         except GeneratorExit:  # our consumer closed the run at a yield (the driver cut it short: ENCODING_ERROR)
             await _closed_early(stop, source)
             raise
-        # never closed at a yield from outside: Strands unwinds its own generators (and OpenTelemetry detaches
-        # its contexts) when it is cancelled its own way and read to its end, or cancelled at its next await
-        if stop is not None and (translator.halted or (failure is not None and not strands_ended)):
-            await _halt(stop, source)
-        elif failure is not None and not strands_ended:
-            await unwind(source)
+        await _stopped(translator, source, stop, failure, strands_ended)
     async for out in _conclude(translator, failure, settle, cancel):
         yield out
+
+
+async def _stopped(translator: Translator, source: AsyncIterator[Mapping[str, Any]], stop: Callable[[], Any] | None,
+                   failure: RunFailure | None, strands_ended: bool) -> None:
+    """Strands is never closed at a yield from outside: it unwinds its own generators (and OpenTelemetry detaches
+    its contexts) when it is cancelled its own way and read to its end (a halted run, or our failure while it
+    still runs), or, without ``stop``, cancelled at its next await."""
+    if stop is not None and (translator.halted or (failure is not None and not strands_ended)):
+        await _halt(stop, source)
+    elif failure is not None and not strands_ended:
+        await unwind(source)
 
 
 async def _closed_early(stop: Callable[[], Any] | None, source: AsyncIterator[Mapping[str, Any]]) -> None:

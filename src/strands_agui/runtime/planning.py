@@ -4,8 +4,8 @@ out, before the run's first event. Each step takes what the steps before it made
 1. the application's answers, asked with the input the client sent: its ``invocation_state``
    (``invocation.py``), its tool selection (``tool_selection.py``), its session manager (``session_provider.py``);
    a refusal is kept in the plan (the run ends with it after RUN_STARTED);
-2. the server-side thread (``threads.ServerThread.open``): the stored history first, and the snapshots that
-   announce it (the client's messages dumped once, none with threads off);
+2. the server-side thread, met once (``run_thread.ServerThread.enter``): the stored history first, the snapshots
+   that announce it, the window its history is built for (the client's messages dumped once, none with threads off);
 3. a resume's approved edits shown in the input (``approval.with_edited_arguments``);
 4. from that input, once: the frontend tools, the calls a resume continues and their tools, the Strands
    conversation (history and prompt, ``conversation.py``), the prompt as ``state_context_builder`` rewrites it,
@@ -17,9 +17,10 @@ The opening, the translator and the runtime read the plan (``runtime/agent.py``)
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any
 
-from ag_ui.core import BaseEvent, RunAgentInput
+from ag_ui.core import AssistantMessage, BaseEvent, RunAgentInput, UserMessage
 from strands.multiagent.base import MultiAgentBase
 
 from ..config import StrandsAgentConfig
@@ -54,33 +55,32 @@ async def prepare(config: StrandsAgentConfig, source: AgentSource, input_data: R
         session = await provided_session_manager(config, input_data, principal)
     except RunRefused as exc:
         refused, state, tools, session = exc, {}, None, None
-    merged, snapshots, history_of = input_data, [], None
+    merged, snapshots, window = input_data, [], None
     if thread is not None:
+        enter = partial(thread.enter, getattr(source, "conversation_manager", None))
         try:
-            merged = await offload(thread.open) if offload is not None else thread.open()
+            merged, snapshots, window = await offload(enter) if offload is not None else enter()
         except RunRefused as exc:
             refused = refused or exc
-        else:
-            snapshots = thread.announce()
-            history_of = thread.history_for(getattr(source, "conversation_manager", None))
     return plan(config, source, merged, thread=snapshots, tools=tools, session=session, invocation_state=state,
-                refused=refused, history_of=history_of)
+                refused=refused, window=window)
 
 
 def plan(config: StrandsAgentConfig, source: AgentSource, input_data: RunAgentInput, *,
          thread: list[BaseEvent] | tuple[BaseEvent, ...] = (), tools: set[str] | None = None, session: Any = None,
          invocation_state: Mapping[str, Any] | None = None, refused: RunRefused | None = None,
-         history_of: Callable[[RunAgentInput], list[Any]] | None = None) -> RunPlan:
-    """The plan of a run of ``input_data`` (the pass's last step; a replay's whole plan). ``history_of`` builds
-    the Strands history (a server-side thread's window, ``ServerThread.history_for``; None: the whole)."""
+         window: int | None = None) -> RunPlan:
+    """The plan of a run of ``input_data`` (the pass's last step; a replay's whole plan). ``window``: the Strands
+    history is a server-side thread's tail a sliding window of that many messages keeps (``tail_history``,
+    ``ServerThread.window_of``; None: the whole)."""
     data = with_edited_arguments(input_data, source)  # the history shows the arguments that run
     parked = parked_calls(data)
     if parked is not None and isinstance(source, MultiAgentBase):
         turn = conversation(data)
         history = paused_history(data)  # a Swarm/Graph resumes from the conversation its paused run started from
-    elif history_of is not None:
+    elif window is not None:
         turn = last_turn(data)  # the prompt reads the last turn only, not the whole thread again
-        history = history_of(data)
+        history = tail_history(data, window)
     else:
         turn = conversation(data)
         history = turn.history
@@ -108,3 +108,26 @@ def _prompt(config: StrandsAgentConfig, input_data: RunAgentInput,
     except Exception as exc:  # noqa: BLE001 - a failing hook never ends the run
         return blocks, [hook_failed("state_context_builder", exc)]
     return [{"text": text}, *(b for b in blocks if "text" not in b)], []
+
+
+def tail_history(input_data: RunAgentInput, window: int) -> list[Any]:
+    """The Strands history of ``input_data`` as a sliding window of ``window`` messages leaves it, built from the
+    thread's tail only: from a user message that follows an assistant message without tool calls (where the
+    conversion of the whole thread neither merges nor answers across), the last such boundary that leaves more
+    than ``window + 2`` Strands messages (three tries, then the whole thread). The window is then applied to it
+    as to the whole (``run_thread.ServerThread.window``): it trims from the end, so the result is the same."""
+    messages = input_data.messages
+    prompt = 1 if messages and isinstance(messages[-1], UserMessage) else 0
+    needed, tries = window + 2, 3
+    for start in range(len(messages) - prompt - 1, 0, -1):
+        if len(messages) - prompt - start < 2 * needed:
+            continue  # too short for the window yet (the conversion merges a turn's messages)
+        before, first = messages[start - 1], messages[start]
+        if isinstance(first, UserMessage) and isinstance(before, AssistantMessage) and not before.tool_calls:
+            tail = conversation(input_data.model_copy(update={"messages": messages[start:]})).history
+            tries -= 1
+            if len(tail) > needed:
+                return tail
+            if not tries:
+                break
+    return conversation(input_data).history

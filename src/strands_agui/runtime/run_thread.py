@@ -12,10 +12,10 @@ import logging
 import operator
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
-from ag_ui.core import AssistantMessage, BaseEvent, MessagesSnapshotEvent, RunAgentInput, UserMessage
+from ag_ui.core import BaseEvent, MessagesSnapshotEvent, RunAgentInput
 from strands import Agent
 from strands.agent.conversation_manager import SlidingWindowConversationManager
 from strands.types.exceptions import SessionException
@@ -23,10 +23,10 @@ from strands.types.exceptions import SessionException
 from ..core.snapshot import remember_answers
 from ..core.translator import Translator
 from ..errors import RunFailure
-from .conversation import conversation
 from .pause import store_errors
 from .sessions import session_id
-from .thread_store import CACHED_THREADS, StoredThread, Threads, as_json, owner_of
+from .thread_layout import CACHED_THREADS, owner_of
+from .thread_store import StoredThread, Threads, as_json
 
 logger = logging.getLogger(__name__)
 
@@ -95,28 +95,12 @@ def _branch_point(kept: Sequence[dict[str, Any]], sent: Sequence[dict[str, Any]]
     return len(kept)
 
 
+class Entered(NamedTuple):
+    """What a run's preparation takes from its server-side thread, in one call (``ServerThread.enter``)."""
 
-def tail_history(input_data: RunAgentInput, window: int) -> list[Any]:
-    """The Strands history of ``input_data`` as a sliding window of ``window`` messages leaves it, built from the
-    thread's tail only: from a user message that follows an assistant message without tool calls (where the
-    conversion of the whole thread neither merges nor answers across), the last such boundary that leaves more
-    than ``window + 2`` Strands messages (three tries, then the whole thread). The window is then applied to it
-    as to the whole (``ServerThread.window``): it trims from the end, so the result is the same."""
-    messages = input_data.messages
-    prompt = 1 if messages and isinstance(messages[-1], UserMessage) else 0
-    needed, tries = window + 2, 3
-    for start in range(len(messages) - prompt - 1, 0, -1):
-        if len(messages) - prompt - start < 2 * needed:
-            continue  # too short for the window yet (the conversion merges a turn's messages)
-        before, first = messages[start - 1], messages[start]
-        if isinstance(first, UserMessage) and isinstance(before, AssistantMessage) and not before.tool_calls:
-            tail = conversation(input_data.model_copy(update={"messages": messages[start:]})).history
-            tries -= 1
-            if len(tail) > needed:
-                return tail
-            if not tries:
-                break
-    return conversation(input_data).history
+    input: RunAgentInput  # the run's input, the stored history first
+    snapshots: list[BaseEvent]  # what announces it to a client that does not hold it (``announce``)
+    window: int | None  # the messages a sliding window keeps: only the thread's tail is converted (``window_of``)
 
 
 class ServerThread:
@@ -142,6 +126,13 @@ class ServerThread:
         self.history: list[Any] = []  # its history's Strands messages, the thread's whole (before ``window``)
         self.summary: dict[str, Any] | None = None  # the kept summary this run started from
         self.trace: dict[str, str] | None = None  # the run's span (when traced), for feedback on its messages
+
+    def enter(self, manager: Any) -> Entered:
+        """The thread met once by a run's preparation (``planning.prepare``): the merged input (``open``: may
+        raise ``RunRefused``), its snapshots and the window of the template's conversation ``manager``; in a
+        worker thread when the store is on the network."""
+        merged = self.open()
+        return Entered(merged, self.announce(), self.window_of(manager))
 
     def open(self) -> RunAgentInput:
         """The run's input (stored history first); raises ``RunRefused("SESSION_ERROR")`` when the store fails,
@@ -184,15 +175,14 @@ class ServerThread:
             return True
         return self.messages == self.sent_json
 
-    def history_for(self, manager: Any) -> Callable[[RunAgentInput], list[Any]] | None:
-        """How the run's Strands history is built: for a template whose manager is exactly Strands'
-        ``SlidingWindowConversationManager`` (trimming at the start of each call: ``per_turn`` off), and no kept
-        summary, only the thread's tail that the window can keep (``tail_history``); else the whole (None)."""
+    def window_of(self, manager: Any) -> int | None:
+        """The window the run's Strands history is built for (``planning.tail_history``): for a template whose
+        manager is exactly Strands' ``SlidingWindowConversationManager`` (trimming at the start of each call:
+        ``per_turn`` off), and no kept summary, its ``window_size``; else None (the whole history)."""
         if type(manager) is not SlidingWindowConversationManager or manager.per_turn is not False or \
                 (self.stored is not None and self.stored.conversation):
             return None
-        size = int(manager.window_size)
-        return lambda input_data: tail_history(input_data, size)
+        return int(manager.window_size)
 
     def window(self, agent: Agent) -> None:
         """The run's agent, built with the thread's whole history, given what its conversation manager keeps: the

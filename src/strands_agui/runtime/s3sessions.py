@@ -22,7 +22,8 @@ file system, with S3's own primitives (endpoint and credentials from the standar
   failed that way (a timeout, a refused or closed connection) opens a breaker: for ``cooldown`` seconds (5 s) every
   call of this store fails at once, so a run that lost the store ends without waiting again for each of its
   cleanup calls and a brownout is not paid once per request. Every failure, including those of Strands' own
-  ``S3SessionManager`` during a run, is a ``SessionException`` (``SESSION_ERROR``; 503 on the thread routes).
+  ``S3SessionManager`` during a run, is a ``SessionException`` (``SESSION_ERROR``; 503 on the thread routes):
+  ``s3calls.py``.
   Environment (``stores.session_store``): ``STRANDS_AGUI_S3_CONNECT_TIMEOUT``, ``STRANDS_AGUI_S3_READ_TIMEOUT``,
   ``STRANDS_AGUI_S3_ATTEMPTS``, ``STRANDS_AGUI_S3_COOLDOWN``.
 """
@@ -33,16 +34,13 @@ import contextlib
 import json
 import logging
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 import boto3
-from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError
-from botocore.exceptions import ConnectionError as BotoConnectionError
+from botocore.exceptions import BotoCoreError, ClientError
 from strands import Agent
 from strands.multiagent.base import MultiAgentBase
 from strands.session import S3SessionManager
@@ -50,6 +48,18 @@ from strands.session.session_manager import SessionManager
 from strands.types.exceptions import SessionException
 
 from ..errors import RunRefused
+from .s3calls import (
+    CONFLICT,
+    DEFAULT_ATTEMPTS,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_COOLDOWN,
+    DEFAULT_READ_TIMEOUT,
+    Breaker,
+    StoreSessionManager,
+    client_config,
+    code,
+    s3_errors,
+)
 from .sessions import (
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RETENTION_SECONDS,
@@ -60,106 +70,6 @@ from .sessions import (
 )
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_CONNECT_TIMEOUT = 1.0
-DEFAULT_READ_TIMEOUT = 2.0
-DEFAULT_ATTEMPTS = 2  # tries in all, the first included
-DEFAULT_COOLDOWN = 5.0
-_CONFLICT = {"PreconditionFailed", "ConditionalRequestConflict", "412", "409", "NoSuchKey", "404"}
-
-
-def client_config(connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, read_timeout: float = DEFAULT_READ_TIMEOUT,
-                  attempts: int = DEFAULT_ATTEMPTS) -> Config:
-    """The botocore configuration of every S3 client of a store (its own and its Strands session managers')."""
-    return Config(connect_timeout=connect_timeout, read_timeout=read_timeout,
-                  retries={"total_max_attempts": attempts, "mode": "standard"})
-
-
-class S3Unavailable(BotoCoreError):
-    """A call refused at once: the store failed moments ago (the breaker is open)."""
-
-    fmt = "S3 is unavailable: {reason}"
-
-
-def _transport_failure(exc: BaseException) -> bool:
-    """A failure of the connection itself (a timeout, refused, reset): the store, not the request, is at fault."""
-    return isinstance(exc, (HTTPClientError, BotoConnectionError)) and not isinstance(exc, S3Unavailable)
-
-
-class Breaker:
-    """Fail fast for ``cooldown`` seconds after a call failed in transport (see the module docstring); 0: never.
-    Installed on a boto3 session (every client made from it) or a client: ``before-send`` refuses while open."""
-
-    def __init__(self, cooldown: float) -> None:
-        self.cooldown = cooldown
-        self.opened: float | None = None
-        self.reason = ""
-
-    def install(self, events: Any) -> None:
-        events.register("before-send.s3", self._gate)
-        events.register("after-call-error.s3", self._failed)
-
-    def trip(self, exc: BaseException) -> None:
-        if self.cooldown > 0 and _transport_failure(exc):
-            self.opened, self.reason = time.monotonic(), f"{type(exc).__name__}: {exc}"
-
-    def _gate(self, **_: Any) -> None:
-        opened = self.opened
-        if opened is not None and time.monotonic() - opened < self.cooldown:
-            raise S3Unavailable(reason=f"{self.reason} ({time.monotonic() - opened:.1f} s ago; calls fail at once "
-                                       f"for {self.cooldown:g} s)")
-
-    def _failed(self, exception: BaseException | None = None, **_: Any) -> None:
-        if exception is not None:
-            self.trip(exception)
-
-
-@contextlib.contextmanager
-def s3_errors(breaker: Breaker | None = None) -> Iterator[None]:
-    """botocore's failures (an unreachable endpoint, a refused request) as Strands' ``SessionException``, which
-    a run reports as ``SESSION_ERROR``; a transport failure (also one reading a body) opens ``breaker``."""
-    try:
-        yield
-    except (BotoCoreError, ClientError) as exc:
-        if breaker is not None:
-            breaker.trip(exc)
-        raise SessionException(f"S3: {exc}") from exc
-
-
-class StoreSessionManager(S3SessionManager):
-    """Strands' ``S3SessionManager`` whose every failure is a ``SessionException`` (Strands turns only a
-    ``ClientError`` into one: a timeout or a refused connection during a run would otherwise end it as
-    ``STRANDS_ERROR``)."""
-
-    def __init__(self, *args: Any, breaker: Breaker | None = None, **kwargs: Any) -> None:
-        self.breaker = breaker
-        with s3_errors(breaker):  # the constructor reads (or creates) the session
-            super().__init__(*args, **kwargs)
-
-    def _read_s3_object(self, key: str) -> dict[str, Any] | None:
-        with s3_errors(self.breaker):
-            return super()._read_s3_object(key)
-
-    def _write_s3_object(self, key: str, data: dict[str, Any]) -> None:
-        with s3_errors(self.breaker):
-            super()._write_s3_object(key, data)
-
-    def create_session(self, *args: Any, **kwargs: Any) -> Any:
-        with s3_errors(self.breaker):
-            return super().create_session(*args, **kwargs)
-
-    def delete_session(self, *args: Any, **kwargs: Any) -> None:
-        with s3_errors(self.breaker):
-            super().delete_session(*args, **kwargs)
-
-    def list_messages(self, *args: Any, **kwargs: Any) -> Any:
-        with s3_errors(self.breaker):
-            return super().list_messages(*args, **kwargs)
-
-
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))
-
 
 class S3Sessions(SessionStore):
     """Pauses under ``s3://bucket/prefix`` (see the module docstring)."""
@@ -202,7 +112,7 @@ class S3Sessions(SessionStore):
             try:
                 answer = self.client.get_object(Bucket=self.bucket, Key=self._thread_key(key))
             except ClientError as exc:
-                if _code(exc) in ("NoSuchKey", "404"):
+                if code(exc) in ("NoSuchKey", "404"):
                     return None
                 raise
             return bytes(answer["Body"].read())
@@ -268,7 +178,7 @@ class S3Sessions(SessionStore):
         try:
             answer = self.client.get_object(Bucket=self.bucket, Key=key)
         except ClientError as exc:
-            if _code(exc) in ("NoSuchKey", "404"):
+            if code(exc) in ("NoSuchKey", "404"):
                 return None
             raise
         return json.loads(answer["Body"].read()), answer["LastModified"].timestamp()
@@ -364,7 +274,7 @@ class Lease:
         try:
             self._put(IfNoneMatch="*")
         except ClientError as exc:
-            if _code(exc) not in _CONFLICT:
+            if code(exc) not in CONFLICT:
                 raise
             self._take_over()
         self.renewer = threading.Thread(target=self._renew, name=f"lease {self.key}", daemon=True)
@@ -375,7 +285,7 @@ class Lease:
         try:
             answer = self.client.get_object(Bucket=self.bucket, Key=self.key)
         except ClientError as exc:
-            if _code(exc) in ("NoSuchKey", "404"):  # released meanwhile: someone else may be taking it
+            if code(exc) in ("NoSuchKey", "404"):  # released meanwhile: someone else may be taking it
                 raise busy from None
             raise
         seconds = float(json.loads(answer["Body"].read()).get("seconds", self.seconds))
@@ -385,7 +295,7 @@ class Lease:
         try:
             self._put(IfMatch=answer["ETag"])
         except ClientError as exc:
-            if _code(exc) in _CONFLICT:
+            if code(exc) in CONFLICT:
                 raise busy from None
             raise
         logger.warning("took over the expired lease %s (its holder stopped renewing it)", self.key)

@@ -4,26 +4,15 @@ worker of ``strands-agui serve`` (which sets it from ``--sessions`` and ``--paus
 from __future__ import annotations
 
 import functools
-import logging
 
-from ..environment import (
-    ATTEMPTS_ENV,
-    CONNECT_TIMEOUT_ENV,
-    COOLDOWN_ENV,
-    LEASE_ENV,
-    READ_TIMEOUT_ENV,
-    RETENTION_ENV,
-    ServeEnvironment,
-)
+from ..environment import ServeEnvironment
 from .s3sessions import DEFAULT_ATTEMPTS, DEFAULT_CONNECT_TIMEOUT, DEFAULT_COOLDOWN, DEFAULT_READ_TIMEOUT, S3Sessions
 from .sessions import DEFAULT_DIRECTORY, DEFAULT_LEASE_SECONDS, DEFAULT_RETENTION_SECONDS, FileSessions, SessionStore
-
-logger = logging.getLogger(__name__)
 
 
 def default_store() -> SessionStore:
     """The store of a ``StrandsAgent`` built without ``sessions=``: :func:`session_store` of the environment read
-    now (the agent asks once, when it is built)."""
+    now (the agent asks once, when it is built; a wrong value is the ``ValueError`` an app gets)."""
     return session_store(ServeEnvironment.from_env())
 
 
@@ -38,31 +27,15 @@ def session_store(environment: ServeEnvironment) -> SessionStore:
 
 
 @functools.lru_cache(maxsize=16)
-def _store(where: str, retention: str | None, lease: str | None,
-           s3: tuple[str | None, ...] = (None, None, None, None)) -> SessionStore:
-    keep = _seconds(RETENTION_ENV, retention, DEFAULT_RETENTION_SECONDS)
+def _store(where: str, retention: float | None, lease: float | None,
+           s3: tuple[float | int | None, ...] = (None, None, None, None)) -> SessionStore:
+    keep = DEFAULT_RETENTION_SECONDS if retention is None else retention
     if where.startswith("s3://"):
         connect, read, attempts, cooldown = s3
         return S3Sessions.from_url(
-            where, retention_seconds=keep, lease_seconds=_seconds(LEASE_ENV, lease, DEFAULT_LEASE_SECONDS),
-            connect_timeout=_seconds(CONNECT_TIMEOUT_ENV, connect, DEFAULT_CONNECT_TIMEOUT),
-            read_timeout=_seconds(READ_TIMEOUT_ENV, read, DEFAULT_READ_TIMEOUT),
-            attempts=int(_seconds(ATTEMPTS_ENV, attempts, DEFAULT_ATTEMPTS, whole=True)),
-            cooldown=_seconds(COOLDOWN_ENV, cooldown, DEFAULT_COOLDOWN, zero=True))
+            where, retention_seconds=keep, lease_seconds=DEFAULT_LEASE_SECONDS if lease is None else lease,
+            connect_timeout=DEFAULT_CONNECT_TIMEOUT if connect is None else connect,
+            read_timeout=DEFAULT_READ_TIMEOUT if read is None else read,
+            attempts=DEFAULT_ATTEMPTS if attempts is None else int(attempts),
+            cooldown=DEFAULT_COOLDOWN if cooldown is None else cooldown)
     return FileSessions(where, retention_seconds=keep)
-
-
-def _seconds(name: str, text: str | None, default: float, *, zero: bool = False, whole: bool = False) -> float:
-    """``text`` as a number of seconds > 0 (``inf`` allowed; 0 too when ``zero``; a whole number >= 1 when
-    ``whole``); ``default`` when unset or wrong (logged)."""
-    try:
-        value = float(text) if text else float(default)
-    except ValueError:
-        value = -1.0
-    wrong = not (value >= 0 if zero else value > 0) or (whole and (not value.is_integer() or value < 1))
-    if wrong or value != value:
-        logger.warning("ignoring %s=%r: not a %s", name, text,
-                       "whole number >= 1" if whole else "number of seconds >= 0" if zero else
-                       "number of seconds > 0")
-        return default
-    return value

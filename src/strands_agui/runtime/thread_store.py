@@ -19,18 +19,15 @@ State: the client's, when it sends one; else the stored one. A run holds its thr
 run on it at once is ``THREAD_BUSY``. A client that holds the thread says so (``forwardedProps.strandsAgui.holds``,
 ``runtime/run_thread.held_marker``) and gets no snapshot of it. The messages are kept in chunks of ``CHUNK``
 (``Threads.keep``): a run writes the chunks it changed and the record naming them, whatever the thread's length.
+Where each part lies in the store, and the process's cache of thread messages: ``runtime/thread_layout.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
-import re
-import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +36,16 @@ from pydantic import BaseModel
 from strands.types.exceptions import SessionException
 
 from .sessions import SessionStore, session_id
+from .thread_layout import (
+    CACHE,
+    ENTRY_CLOCK,
+    STALE_ENTRY_SECONDS,
+    chunk_key,
+    cursor_entry,
+    entry_of,
+    owner_of,
+    record_key,
+)
 
 AGENT_ID = "agui"
 LAYOUT = 2  # a record naming its chunks (layout 1, 0.2: the messages inside the record)
@@ -143,7 +150,7 @@ class Threads:
         sid = session_id(thread_id, principal)
         owner = owner_of(principal)
         for _attempt in range(3):
-            data = self.store.thread_read(_record_key(owner, sid))
+            data = self.store.thread_read(record_key(owner, sid))
             if data is None:
                 break
             thread = _thread(data)
@@ -165,14 +172,12 @@ class Threads:
         when its record names the same chunks (chunk names are never reused: same names, same messages)."""
         key = (id(self.store), owner, sid)
         tag = tuple(thread.chunks)
-        with _CACHE_LOCK:
-            cached = _CACHE.get(key)
-            if cached is not None and cached[0] == tag:
-                _CACHE.move_to_end(key)
-                return list(cached[1])
+        cached = CACHE.get(key, tag)
+        if cached is not None:
+            return cached
         messages: list[dict[str, Any]] = []
         for index, token in enumerate(thread.chunks):
-            data = self.store.thread_read(_chunk_key(owner, sid, index, token))
+            data = self.store.thread_read(chunk_key(owner, sid, index, token))
             if data is None:
                 return None
             try:
@@ -180,7 +185,7 @@ class Threads:
             except ValueError as exc:
                 raise SessionException(f"a stored thread chunk is corrupt: {exc}") from exc
         del messages[thread.count:]
-        _remember(key, tag, messages)
+        CACHE.remember(key, tag, messages)
         return list(messages)
 
     def keep(self, thread: StoredThread, before: StoredThread | None | bool = True) -> None:
@@ -209,7 +214,7 @@ class Threads:
         for index in range(first, -(-len(thread.messages) // CHUNK)):
             token = uuid.uuid4().hex[:12]
             body = json.dumps(thread.messages[index * CHUNK:(index + 1) * CHUNK]).encode()
-            self.store.thread_write(_chunk_key(owner, sid, index, token), body)
+            self.store.thread_write(chunk_key(owner, sid, index, token), body)
             chunks.append(token)
         thread.chunks, thread.count = chunks, len(thread.messages)
         thread.last = thread.messages[-1].get("id") if thread.messages else None
@@ -219,18 +224,18 @@ class Threads:
                   **({"conversation": thread.conversation} if thread.conversation else {}),
                   **({"traces": thread.traces} if thread.traces else {}),
                   **({"feedback": thread.feedback} if thread.feedback else {})}
-        entry = _entry(thread.updated, sid)
+        entry = entry_of(thread.updated, sid)
         self.store.thread_write(f"{owner}/index/{entry}", b"")
-        self.store.thread_write(_record_key(owner, sid), json.dumps(record).encode())
-        _remember((id(self.store), owner, sid), tuple(chunks), thread.messages)
+        self.store.thread_write(record_key(owner, sid), json.dumps(record).encode())
+        CACHE.remember((id(self.store), owner, sid), tuple(chunks), thread.messages)
         if previous is not None:
             if legacy:
                 self.store.thread_delete_folder(f"session_{sid}/")
-            elif _entry(previous.updated, sid) != entry:
-                self.store.thread_delete(f"{owner}/index/{_entry(previous.updated, sid)}")
+            elif entry_of(previous.updated, sid) != entry:
+                self.store.thread_delete(f"{owner}/index/{entry_of(previous.updated, sid)}")
             for index, token in enumerate(old_chunks[first:], first):  # the replaced ones only
                 with contextlib.suppress(OSError, SessionException):
-                    self.store.thread_delete(_chunk_key(owner, sid, index, token))
+                    self.store.thread_delete(chunk_key(owner, sid, index, token))
 
     def add_feedback(self, thread_id: str, principal: str | None, entry: dict[str, Any]
                      ) -> tuple[StoredThread, dict[str, str] | None] | None:
@@ -250,18 +255,17 @@ class Threads:
     def delete(self, thread_id: str, principal: str | None) -> bool:
         """Forget the thread (and its pause); False when the principal has no such thread."""
         owner, sid = owner_of(principal), session_id(thread_id, principal)
-        data = self.store.thread_read(_record_key(owner, sid))
+        data = self.store.thread_read(record_key(owner, sid))
         if data is None:
             if self.store.thread_read(f"session_{sid}/agents/agent_{AGENT_ID}/agent.json") is None:
                 return False
             self.store.thread_delete_folder(f"session_{sid}/")
         else:
             updated = _thread(data).updated
-            self.store.thread_delete(_record_key(owner, sid))
-            self.store.thread_delete(f"{owner}/index/{_entry(updated, sid)}")
+            self.store.thread_delete(record_key(owner, sid))
+            self.store.thread_delete(f"{owner}/index/{entry_of(updated, sid)}")
             self.store.thread_delete_folder(f"{owner}/chunks/{sid}/")
-        with _CACHE_LOCK:
-            _CACHE.pop((id(self.store), owner, sid), None)
+        CACHE.forget((id(self.store), owner, sid))
         self.store.remove(thread_id, principal)
         return True
 
@@ -270,7 +274,7 @@ class Threads:
         """The principal's threads, most recently updated first, ``limit`` at a time from ``cursor``; the next
         cursor (None: no more). Reads the principal's index (one LIST of ``limit + 1`` names) and the record of
         each thread it lists; raises ``ValueError`` for a cursor this server never gives."""
-        owner, after = owner_of(principal), _decode(cursor)
+        owner, after = owner_of(principal), cursor_entry(cursor)
         found: list[tuple[str, StoredThread]] = []
         more = False
         while not more:
@@ -292,38 +296,18 @@ class Threads:
         behind is removed, one without its record yet (a ``keep`` under way) is skipped (removed after an hour)."""
         stamp, _, sid = entry.partition("-")
         try:
-            data = self.store.thread_read(_record_key(owner, sid))
+            data = self.store.thread_read(record_key(owner, sid))
             thread = _thread(data) if data is not None else None
         except SessionException:
             return None  # unreadable: skipped, never fatal to the list
-        if thread is not None and thread.principal == principal and _entry(thread.updated, sid) == entry:
+        if thread is not None and thread.principal == principal and entry_of(thread.updated, sid) == entry:
             return thread
-        written = _ENTRY_CLOCK - int(stamp)
-        if (thread is not None and _entry(thread.updated, sid) < entry) or \
+        written = ENTRY_CLOCK - int(stamp)
+        if (thread is not None and entry_of(thread.updated, sid) < entry) or \
                 time.time() * 1e6 - written > STALE_ENTRY_SECONDS * 1e6:
             with contextlib.suppress(OSError, SessionException):
                 self.store.thread_delete(f"{owner}/index/{entry}")
         return None
-
-
-_ENTRY_CLOCK = 10**16 - 1  # an entry's digits: this minus the thread's `updated` in microseconds
-_ENTRY = re.compile(r"[0-9]{16}-agui-(u-)?[0-9a-f]{40}")
-STALE_ENTRY_SECONDS = 3600.0  # an index entry whose record never came (a crashed keep) is removed after this
-
-
-def owner_of(principal: str | None) -> str:
-    """A principal's folder: a digest, so any principal is a safe file name and S3 key."""
-    if principal is None:
-        return "anonymous"
-    return "u-" + hashlib.sha256(principal.encode("utf-8", "surrogatepass")).hexdigest()[:40]
-
-
-def _record_key(owner: str, sid: str) -> str:
-    return f"{owner}/records/{sid}.json"
-
-
-def _chunk_key(owner: str, sid: str, index: int, token: str) -> str:
-    return f"{owner}/chunks/{sid}/{index:06d}-{token}.json"
 
 
 def _common_prefix(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> int:
@@ -336,23 +320,6 @@ def _common_prefix(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]])
         if was is not now and was != now:
             return index
     return min(len(old), len(new))
-
-
-_CACHE: OrderedDict[tuple[int, str, str], tuple[tuple[str, ...], list[dict[str, Any]]]] = OrderedDict()
-CACHED_THREADS = 64  # threads whose messages a process keeps (by chunk names: a thread changed elsewhere rereads)
-_CACHE_LOCK = threading.Lock()
-
-
-def _remember(key: tuple[int, str, str], tag: tuple[str, ...], messages: list[dict[str, Any]]) -> None:
-    with _CACHE_LOCK:
-        _CACHE[key] = (tag, list(messages))
-        _CACHE.move_to_end(key)
-        while len(_CACHE) > CACHED_THREADS:
-            _CACHE.popitem(last=False)
-
-
-def _entry(updated: float, sid: str) -> str:
-    return f"{_ENTRY_CLOCK - round(updated * 1e6):016d}-{sid}"
 
 
 def _thread(data: bytes, *, legacy: bool = False) -> StoredThread:
@@ -390,14 +357,3 @@ def _title(messages: Sequence[dict[str, Any]]) -> str:
 
 def _iso(stamp: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
-
-
-def _decode(cursor: str | None) -> str:
-    """The index entry a cursor names (the last thread of the page before): a position among the caller's own
-    threads, nothing else (another principal's cursor names an entry of another folder: it only starts the
-    caller's list at that point of the order)."""
-    if not cursor:
-        return ""
-    if len(cursor) > 100 or not _ENTRY.fullmatch(cursor):
-        raise ValueError("cursor: not a cursor this server gave (pass nextCursor back unchanged)")
-    return cursor

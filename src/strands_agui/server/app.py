@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Unpack
 
 from fastapi import FastAPI
@@ -15,7 +16,7 @@ from ..runtime.agent import StrandsAgent
 from .endpoint import add_strands_fastapi_endpoint
 from .settings import UNSET, AppOptions, AppSettings, settings_with, takes_settings
 
-__all__ = ["ALIASES", "add_ping", "create_strands_app", "without_api_docs"]
+__all__ = ["ALIASES", "ServedApp", "add_ping", "app_agent", "create_strands_app", "without_api_docs"]
 
 
 @takes_settings(AppSettings)
@@ -33,10 +34,7 @@ def create_strands_app(agent: StrandsAgent, path: str = "/", health_path: str | 
     """
     settings = settings_with(settings or AppSettings(), _resolve_aliases(health_path, ping_path, origins, options),
                              "create_strands_app")
-    if settings.sessions is not None or settings.threads:
-        agent = copy.copy(agent)
-        agent.sessions = settings.sessions or agent.sessions
-        agent.threads = agent.threads or settings.threads
+    agent = app_agent(agent, settings)
     app = FastAPI(title=agent.name, description=agent.description)
     if not settings.api_docs:
         without_api_docs(app)
@@ -47,7 +45,28 @@ def create_strands_app(agent: StrandsAgent, path: str = "/", health_path: str | 
         add_ping(app, settings.health_path)
     add_strands_fastapi_endpoint(app, agent, path, settings=settings,
                                  environment=ServeEnvironment.from_env() if environment is None else environment)
+    app.state.strands_agui_app = ServedApp(agent, path, settings)
     return app
+
+
+@dataclass(frozen=True)
+class ServedApp:
+    """What :func:`create_strands_app` built an app around (``app.state.strands_agui_app``): its agent (with the
+    app's sessions and threads), the endpoint's path and the settings (``strands-agui serve --agentcore`` serves the
+    same agent with the same settings the AgentCore way)."""
+
+    agent: StrandsAgent
+    path: str
+    settings: AppSettings
+
+
+def app_agent(agent: StrandsAgent, settings: AppSettings) -> StrandsAgent:
+    """``agent`` with the app's ``sessions`` and ``threads`` (a copy when they change it)."""
+    if settings.sessions is not None or settings.threads:
+        agent = copy.copy(agent)
+        agent.sessions = settings.sessions or agent.sessions
+        agent.threads = agent.threads or settings.threads
+    return agent
 
 
 def add_ping(app: FastAPI, path: str = "/ping") -> None:

@@ -75,7 +75,7 @@ from .transport.proto import PROTO_MEDIA_TYPE
 from .transport.streaming import FRAMINGS, RunStream
 from .transport.versions import rewrite_for, rewritten
 
-__all__ = ["add_ready_route", "add_strands_fastapi_endpoint"]
+__all__ = ["add_ready_route", "add_strands_fastapi_endpoint", "served_agent"]
 
 
 # ----------------------------------------------------------------------------- public API
@@ -98,12 +98,7 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
     """
     settings = settings_with(settings or EndpointSettings(), dict(options), "add_strands_fastapi_endpoint")
     environment = ServeEnvironment.from_env() if environment is None else environment
-    if settings.invocation_state_provider is not None:  # the endpoint's provider is the run's (runtime/invocation.py)
-        agent = copy.copy(agent)
-        agent.config = replace(agent.config, invocation_state_provider=settings.invocation_state_provider)
-    if environment.threads and not agent.threads:
-        agent = copy.copy(agent)
-        agent.threads = True
+    agent = served_agent(agent, settings, environment)
     runs = resumable_runs(settings.resumable, environment)
     freeze_after_startup(app)
     observability = _observability(app, agent, settings, environment)
@@ -118,6 +113,18 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
                        reconnected=observability.reconnected)
     document_message_roles(app)
     list_in_console(app, console_entry(agent, path, settings))
+
+
+def served_agent(agent: StrandsAgent, settings: EndpointSettings, environment: ServeEnvironment) -> StrandsAgent:
+    """The agent as an endpoint serves it (a copy when it changes): the endpoint's ``invocation_state_provider``
+    is its runs' (``runtime/invocation.py``), and ``serve --threads`` turns its threads on."""
+    if settings.invocation_state_provider is not None:
+        agent = copy.copy(agent)
+        agent.config = replace(agent.config, invocation_state_provider=settings.invocation_state_provider)
+    if environment.threads and not agent.threads:
+        agent = copy.copy(agent)
+        agent.threads = True
+    return agent
 
 
 def console_entry(agent: StrandsAgent, path: str, settings: EndpointSettings) -> dict[str, Any]:

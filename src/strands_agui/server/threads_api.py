@@ -125,6 +125,26 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
     (``liveRun``)."""
     base = f"{path.rstrip('/')}/threads"
     name = settings.name or agent.name
+    common: dict[str, Any] = {"dependencies": settings.route_dependencies, "tags": ["threads"]}
+    app.add_api_route(base, _list_threads(agent), methods=["GET"], name=f"{name}_threads",
+                      summary="List your threads",
+                      responses={400: {"description": "A cursor this server never gave."}, **_UNAVAILABLE},
+                      **common)
+    app.add_api_route(f"{base}/{{thread_id}}", _get_thread(agent, runs), methods=["GET"], name=f"{name}_thread",
+                      summary="Restore a thread",
+                      responses={400: {"description": "A before that names no message of the thread."},
+                                 **_MISSING}, **common)
+    app.add_api_route(f"{base}/{{thread_id}}", _delete_thread(agent), methods=["DELETE"], status_code=204,
+                      name=f"{name}_delete_thread", summary="Delete a thread", responses=_MISSING,
+                      response_class=Response, **common)
+    app.add_api_route(f"{base}/{{thread_id}}/feedback", _post_feedback(agent, settings), methods=["POST"],
+                      name=f"{name}_feedback", summary="Rate an answer",
+                      responses={**_MISSING, 422: {"description": "The body, or a message the thread lacks."}},
+                      response_model_exclude_none=True, **common)
+
+
+def _list_threads(agent: StrandsAgent) -> Callable[..., Any]:
+    """The route ``GET threads``."""
 
     async def list_threads(request: Request, limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
                            cursor: str | None = None) -> ThreadPage:
@@ -137,6 +157,12 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from exc
         return ThreadPage(threads=[ThreadSummary.model_validate(t.summary()) for t in found], next_cursor=after)
+
+    return list_threads
+
+
+def _get_thread(agent: StrandsAgent, runs: Resumable | None) -> Callable[..., Any]:
+    """The route ``GET threads/{thread_id}``."""
 
     async def get_thread(request: Request, thread_id: str, before: str | None = None,
                          limit: Annotated[int | None, Query(ge=1, le=MAX_MESSAGES)] = None) -> ThreadView:
@@ -163,6 +189,12 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
             view["title"] = _first_user_text(view["liveRun"]["messages"])
         return ThreadView.model_validate(view)
 
+    return get_thread
+
+
+def _delete_thread(agent: StrandsAgent) -> Callable[..., Any]:
+    """The route ``DELETE threads/{thread_id}``."""
+
     async def delete_thread(request: Request, thread_id: str) -> Response:
         """Forget the caller's thread and its pause."""
         check_id(thread_id, "threadId")
@@ -170,6 +202,12 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
         if threads is None or not await _stored(threads, lambda: threads.delete(thread_id, principal_of(request))):
             raise HTTPException(404, _NOT_FOUND)
         return Response(status_code=204)
+
+    return delete_thread
+
+
+def _post_feedback(agent: StrandsAgent, settings: EndpointSettings) -> Callable[..., Any]:
+    """The route ``POST threads/{thread_id}/feedback``."""
 
     async def post_feedback(request: Request, thread_id: str, feedback: Feedback) -> FeedbackKept:
         """Feedback on one of the thread's assistant messages: kept with the thread, traced with its run."""
@@ -188,21 +226,7 @@ def add_thread_routes(app: FastAPI, agent: StrandsAgent, path: str, settings: En
         trace_id = record_feedback(thread_id, entry, run) if settings.tracing is not False else None
         return FeedbackKept.model_validate({**thread.feedback[-1], "traceId": trace_id})
 
-    common: dict[str, Any] = {"dependencies": settings.route_dependencies, "tags": ["threads"]}
-    app.add_api_route(base, list_threads, methods=["GET"], name=f"{name}_threads", summary="List your threads",
-                      responses={400: {"description": "A cursor this server never gave."}, **_UNAVAILABLE},
-                      **common)
-    app.add_api_route(f"{base}/{{thread_id}}", get_thread, methods=["GET"], name=f"{name}_thread",
-                      summary="Restore a thread",
-                      responses={400: {"description": "A before that names no message of the thread."},
-                                 **_MISSING}, **common)
-    app.add_api_route(f"{base}/{{thread_id}}", delete_thread, methods=["DELETE"], status_code=204,
-                      name=f"{name}_delete_thread", summary="Delete a thread", responses=_MISSING,
-                      response_class=Response, **common)
-    app.add_api_route(f"{base}/{{thread_id}}/feedback", post_feedback, methods=["POST"],
-                      name=f"{name}_feedback", summary="Rate an answer",
-                      responses={**_MISSING, 422: {"description": "The body, or a message the thread lacks."}},
-                      response_model_exclude_none=True, **common)
+    return post_feedback
 
 
 def _view(thread: StoredThread, before: str | None, limit: int | None) -> dict[str, Any]:

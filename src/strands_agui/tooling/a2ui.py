@@ -84,31 +84,51 @@ def a2ui_tool(model: Model, *, guidelines: A2UIGuidelines | None = None, default
             return
         designer = Agent(model=params["model"], tools=[render_a2ui], system_prompt=prep["prompt"],
                          callback_handler=None)
-        request = request_for(tool_context.agent.messages, changes)
-        attempts: list[dict[str, Any]] = []
-        for attempt in range(1, (max_attempts or 1) + 1):
-            args: dict[str, Any] = {}
-            async for event in designer.stream_async(request):
-                args = render_args(event) or args
-                if "result" not in event:
-                    yield event
-            if max_attempts is None:
-                break
-            errors = render_errors(args)
-            attempts.append({"attempt": attempt, "ok": not errors, "errors": errors})
-            if not errors:
-                break
-            request = f"{RETRY_HEADER}\n{format_validation_errors(errors)}\n"
-        else:
+        rendered = _Rendered()
+        async for event in _renders(designer, request_for(tool_context.agent.messages, changes), max_attempts,
+                                    rendered):
+            yield event
+        if rendered.exhausted:
             yield json.dumps({"error": f"Failed to generate valid A2UI after {max_attempts} attempt(s)",
-                              "code": "a2ui_recovery_exhausted", "attempts": attempts})
+                              "code": "a2ui_recovery_exhausted", "attempts": rendered.attempts})
             return
+        args = rendered.args
         if not args:
             yield wrap_error_envelope(f"the designer did not call {RENDER_TOOL_NAME}")
             return
         yield _envelope(args, prep, target_surface_id, params)
 
     return generate_a2ui  # type: ignore[return-value]
+
+
+class _Rendered:
+    """What the designer's renders came to: the last render's arguments, each validated attempt, and whether
+    every attempt allowed was invalid."""
+
+    def __init__(self) -> None:
+        self.args: dict[str, Any] = {}
+        self.attempts: list[dict[str, Any]] = []
+        self.exhausted = False
+
+
+async def _renders(designer: Agent, request: str, max_attempts: int | None, rendered: _Rendered
+                   ) -> AsyncIterator[Any]:
+    """Run the designer, yielding its events, until a render validates (at most ``max_attempts`` renders; None:
+    one, not validated); each invalid render is sent back with its errors. ``rendered`` says what came of it."""
+    for attempt in range(1, (max_attempts or 1) + 1):
+        rendered.args = {}
+        async for event in designer.stream_async(request):
+            rendered.args = render_args(event) or rendered.args
+            if "result" not in event:
+                yield event
+        if max_attempts is None:
+            return
+        errors = render_errors(rendered.args)
+        rendered.attempts.append({"attempt": attempt, "ok": not errors, "errors": errors})
+        if not errors:
+            return
+        request = f"{RETRY_HEADER}\n{format_validation_errors(errors)}\n"
+    rendered.exhausted = True
 
 
 RETRY_HEADER = "Previous attempt was invalid — fix these and call render_a2ui again:"

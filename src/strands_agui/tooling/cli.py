@@ -1,6 +1,7 @@
 """``strands-agui``: serve, record, replay, diagram.
 
-    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--reload] [--sessions DIR|s3://B/P] [--threads]
+    strands-agui serve [--host H] [--port P] [--app MODULE:ATTR] [--agentcore] [--reload] [--sessions DIR|s3://B/P]
+                       [--threads]
                        [--pause-retention S] [--workers N] [--no-docs]
                        [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
                        [--metrics]
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import traceback
 from collections.abc import AsyncIterator, Sequence
@@ -42,6 +44,7 @@ from .cli_checks import (
     replay_config,
 )
 from .cli_parser import DEFAULT_APP, build_parser
+from .serving import agentcore_serving, serve_address
 
 USAGE_ERROR = 2
 WORKER_HEALTHCHECK_SECONDS = 60  # uvicorn's 5 s kills a worker still importing the app on a loaded machine, forever
@@ -56,23 +59,35 @@ def _write(events: AsyncIterator[BaseEvent], fmt: str, input_data: RunAgentInput
     (the AG-UI version it declares, see docs/protocol-versions.md) and return the last one."""
     from ag_ui.encoder import EventEncoder
 
-    from ..server.transport.versions import declared_event, legacy_event, speaks_legacy
+    from ..server.transport.versions import as_sent as rewrite
 
     encoder = EventEncoder(accept="text/event-stream")
-    as_sent = legacy_event if speaks_legacy(input_data.protocol_version if input_data else None) else declared_event
+    as_sent = rewrite(input_data.protocol_version if input_data else None)
 
     async def pump() -> BaseEvent | None:
         last = None
         async for last in events:
             sent = as_sent(last)
-            if fmt == "sse":
-                sys.stdout.write(encoder.encode(sent))
-            else:
-                sys.stdout.write(sent.model_dump_json(by_alias=True, exclude_none=True) + "\n")
-        sys.stdout.flush()
+            try:
+                sys.stdout.write(encoder.encode(sent) if fmt == "sse" else
+                                 sent.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+            except BrokenPipeError:
+                _reader_gone()
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _reader_gone()
         return last
 
     return asyncio.run(pump())
+
+
+def _reader_gone() -> None:
+    """The reader closed our stdout (``record ... | head``): the rest of the run goes nowhere, and the run still
+    ends as it would (its log complete, no generator torn down halfway)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -117,14 +132,14 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_diagram(args: argparse.Namespace) -> int:
-    from .diagrams import DOT_HINT, GRAPHVIZ_HINT, embed_in_readme, graphviz_missing, render
+    from .diagrams import embed_in_readme, graphviz_hint, graphviz_missing, render
 
     if args.console and (missing := graphviz_missing()):
-        raise CliError(f"--console draws the console's SVG, but {missing}: {GRAPHVIZ_HINT}")
+        raise CliError(f"--console draws the console's SVG, but {missing}: {graphviz_hint()}")
     for path in render(args.out, with_svg=not args.no_svg):
         print(path)
     if missing := graphviz_missing(with_svg=not args.no_svg):
-        hint = DOT_HINT if args.no_svg else GRAPHVIZ_HINT  # --no-svg never needs Graphviz's `dot`
+        hint = graphviz_hint(with_svg=not args.no_svg)  # --no-svg never needs Graphviz's `dot`
         print(f"strands-agui: wrote the Mermaid diagrams only ({missing}); {hint}", file=sys.stderr)
     if args.readme and embed_in_readme(args.readme):
         print(args.readme)
@@ -146,32 +161,43 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import shutil
 
     from ..runtime.sessions import DEFAULT_DIRECTORY
-    from ..server.app import without_api_docs
     from .serving import run_uvicorn
 
     made = serve_environment(args)
     try:
-        app: Any = load_app(args.app)  # also checked when the workers import it themselves
-        imported = args.workers > 1 or args.reload  # uvicorn imports the app itself, in each worker or reload
-        factory = args.no_docs and imported
-        if factory:
-            os.environ[APP_ENV] = args.app
-            app = f"{__name__}:app_without_docs"
-        elif imported:
-            app = args.app  # workers import the app themselves
-        elif args.no_docs:
-            app = without_api_docs(app)
+        app, factory, options = agentcore_serving(args) if args.agentcore else _app_to_serve(args)
         check_port_free(args.host, args.port)
         sessions = ServeEnvironment.from_env().sessions or str(DEFAULT_DIRECTORY)
         reloading = f", reloading when a .py file under {os.getcwd()} changes" if args.reload else ""
         print(f"strands-agui: serving {args.app} on http://{args.host}:{args.port}/ ({args.workers} worker(s)"
               f"{reloading}); paused runs are kept in {sessions}", file=sys.stderr)
         run_uvicorn(app, host=args.host, port=args.port, log_level=args.log_level, workers=args.workers,
-                    factory=factory, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS, reload=args.reload)
+                    factory=factory, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS, reload=args.reload,
+                    **options)
     finally:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
     return 0
+
+
+def _app_to_serve(args: argparse.Namespace) -> tuple[Any, bool, dict[str, Any]]:
+    """What uvicorn serves: the app (or, when it imports it itself, its name or factory), whether it is a factory,
+    and uvicorn options of its own (none)."""
+    import os
+
+    from ..server.app import without_api_docs
+
+    app: Any = load_app(args.app)  # also checked when the workers import it themselves
+    imported = args.workers > 1 or args.reload  # uvicorn imports the app itself, in each worker or reload
+    factory = args.no_docs and imported
+    if factory:
+        os.environ[APP_ENV] = args.app
+        app = f"{__name__}:app_without_docs"
+    elif imported:
+        app = args.app  # workers import the app themselves
+    elif args.no_docs:
+        app = without_api_docs(app)
+    return app, factory, {}
 
 
 def serve_environment(args: argparse.Namespace) -> str | None:
@@ -182,6 +208,7 @@ def serve_environment(args: argparse.Namespace) -> str | None:
     from dataclasses import replace
     from pathlib import Path
 
+    serve_address(args)
     if args.workers < 1:
         raise CliError(f"--workers {args.workers}: give at least 1 worker")
     if args.reload and args.workers > 1:
@@ -196,7 +223,7 @@ def serve_environment(args: argparse.Namespace) -> str | None:
         s3 = args.sessions.startswith("s3://")
         environment = replace(environment, sessions=args.sessions if s3 else str(Path(args.sessions).resolve()))
     if args.pause_retention is not None:
-        environment = replace(environment, pause_retention=str(args.pause_retention))
+        environment = replace(environment, pause_retention=float(args.pause_retention))
     if args.threads:
         environment = replace(environment, threads=True)
     environment, made = metrics_environment(args, resumable_environment(args, environment))
@@ -220,12 +247,22 @@ def resumable_environment(args: argparse.Namespace, environment: ServeEnvironmen
                        "are one process's: a reconnect reaching another worker would not find its run)")
     if args.detach_seconds is not None and not 0 <= args.detach_seconds < float("inf"):
         raise CliError(f"--detach-seconds {args.detach_seconds}: give a number of seconds >= 0")
+    if events := args.events or environment.events:
+        needs_redis(str(events))
     environment = replace(environment, resumable=True)
     if args.events:
         environment = replace(environment, events=args.events)
     if args.detach_seconds is not None:
         environment = replace(environment, detach_seconds=float(args.detach_seconds))
     return environment
+
+
+def needs_redis(events: str) -> None:
+    """Events in Redis need the redis extra: say so before any worker imports the app."""
+    try:
+        import redis.asyncio  # noqa: F401
+    except ImportError:
+        raise CliError(f"--events {events} needs redis: pip install 'strands-agui[redis]'") from None
 
 
 def metrics_environment(args: argparse.Namespace,

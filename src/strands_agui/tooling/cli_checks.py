@@ -63,6 +63,8 @@ def _import(module_name: str) -> Any:
         raise CliError(f"importing {module_name!r} failed: ValueError: {exc}: fix the module "
                        "(--debug shows the traceback)") from exc
     except Exception as exc:
+        if "pip install" in str(exc):  # it says what to install: a missing extra, not a bug in the module
+            raise CliError(f"importing {module_name!r} failed: {exc}") from exc
         raise CliError(f"importing {module_name!r} failed: {type(exc).__name__}: {exc}: fix the module "
                        "(--debug shows the traceback)") from exc
 
@@ -209,6 +211,8 @@ def load_replay_log(path: str, *, partial: bool) -> RecordedRun:
     try:
         return read_log(path, partial=partial)
     except IncompleteLog as exc:
+        if not partial:
+            load_replay_log(path, partial=True)  # --partial is offered only where it would replay the file
         raise CliError(f"{path}: {exc}: record it again, or replay what it holds with --partial") from exc
     except LogFormatError as exc:
         if _is_console_trace(path):

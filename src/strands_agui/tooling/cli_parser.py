@@ -96,9 +96,13 @@ def _serve_parser(sub: Any, common: argparse.ArgumentParser,
         "importable); `mount_console(app)` puts its agents in the console. One line says where it serves.")
     serve.add_argument("--app", default=DEFAULT_APP, metavar="MODULE:ATTR",
                        help=f"the ASGI app to serve, e.g. my_app:app (default: {DEFAULT_APP})")
-    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1; 0.0.0.0: "
-                       "every interface)")
-    serve.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000)")
+    serve.add_argument("--host", help="the address to listen on (default: 127.0.0.1, with --agentcore 0.0.0.0; "
+                       "0.0.0.0: every interface)")
+    serve.add_argument("--port", type=int, help="the port to listen on (default: 8000, with --agentcore 8080)")
+    serve.add_argument("--agentcore", action="store_true",
+                       help="serve one agent as Amazon Bedrock AgentCore Runtime calls it: POST /invocations, /ws, "
+                       "GET /ping (--app names a StrandsAgent, a strands.Agent or an app of create_strands_app; "
+                       "docs/deployment.md; default: off)")
     serve.add_argument("--reload", action="store_true", help="restart the server when a .py file under the current "
                        "directory changes (development; one worker; default: off)")
     serve.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),

@@ -26,9 +26,6 @@ from ..server.transport.driver import DRIVER
 TITLE = "strands-agui run machine"
 TABLES: dict[str, tuple[str, Table]] = {"run_machine": (TITLE, RUN), "served_run": ("strands-agui served run", DRIVER)}
 """Each diagram's file name (without suffix) -> its title and table."""
-GRAPHVIZ_HINT = ("for the DOT and SVG files too: pip install 'strands-agui[diagrams]' and install Graphviz "
-                 "(apt-get install graphviz, brew install graphviz)")
-DOT_HINT = "for the DOT file too: pip install 'strands-agui[diagrams]'"
 BASENAME = "run_machine"
 
 
@@ -110,6 +107,19 @@ def graphviz_missing(*, with_svg: bool = True) -> str | None:
     if with_svg and shutil.which("dot") is None:
         return "Graphviz's `dot` is not on PATH"
     return None
+
+
+def graphviz_hint(*, with_svg: bool = True) -> str:
+    """How to get what :func:`graphviz_missing` names, and only that: the Python package, Graphviz's ``dot``, or
+    both."""
+    fixes = []
+    try:
+        import graphviz  # noqa: F401
+    except ImportError:
+        fixes.append("pip install 'strands-agui[diagrams]'")
+    if with_svg and shutil.which("dot") is None:
+        fixes.append("install Graphviz (apt-get install graphviz, brew install graphviz)")
+    return f"for {'the DOT and SVG files' if with_svg else 'the DOT file'} too: {' and '.join(fixes)}"
 
 
 def render(out_dir: str | Path = "diagrams", *, with_svg: bool = True) -> list[Path]:

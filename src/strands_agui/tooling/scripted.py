@@ -146,6 +146,11 @@ class ScriptedModel(Model):
         self._calls = 0
         self.config: dict[str, Any] = {"model_id": "scripted"}
 
+    @property
+    def delay(self) -> float:
+        """Seconds awaited before each streamed chunk."""
+        return self._delay
+
     def update_config(self, **model_config: Any) -> None:
         self.config.update(model_config)
 

@@ -7,6 +7,10 @@ uvicorn binds the socket it hands to its workers (and to its reloader) with ``so
 workers every run's RUN_STARTED reached the client ~43 ms late (1.4 ms with one worker, whose socket asyncio builds
 from ``getaddrinfo``). uvicorn issue 3149, open at 0.54. The socket here is the one uvicorn binds, re-wrapped
 with ``IPPROTO_TCP`` (the same file descriptor, address and options).
+
+``serve --agentcore`` (:func:`agentcore_serving`): the agent ``--app`` names, served at AgentCore Runtime's paths
+(``server/agentcore``) on ``0.0.0.0:8080`` unless ``--host``/``--port`` say otherwise, with WebSocket pings every
+keep-alive period (a silent run's ``/ws`` has no frame of its own to send).
 """
 
 from __future__ import annotations
@@ -16,7 +20,12 @@ import socket
 import sys
 from typing import Any
 
-__all__ = ["run_uvicorn", "tcp_listener"]
+__all__ = ["agentcore_app", "agentcore_serving", "run_uvicorn", "serve_address", "tcp_listener"]
+
+AGENTCORE_APP_ENV = "STRANDS_AGUI_AGENTCORE_APP"  # what a `serve --agentcore` worker serves (see agentcore_app)
+AGENTCORE_NO_DOCS_ENV = "STRANDS_AGUI_AGENTCORE_NO_DOCS"
+AGENTCORE_HOST, AGENTCORE_PORT = "0.0.0.0", 8080  # AgentCore's contract: every interface of the container
+HOST, PORT = "127.0.0.1", 8000
 
 
 def tcp_listener(sock: socket.socket) -> socket.socket:
@@ -54,3 +63,55 @@ def run_uvicorn(app: Any, **options: Any) -> None:
             os.remove(config.uds)
     if not server.started and not config.should_reload and config.workers == 1:
         sys.exit(STARTUP_FAILURE)  # as uvicorn.run exits
+
+
+def serve_address(args: Any) -> None:
+    """``--host`` and ``--port``, or their defaults: AgentCore's contract with ``--agentcore``, loopback otherwise."""
+    if args.host is None:
+        args.host = AGENTCORE_HOST if args.agentcore else HOST
+    if args.port is None:
+        args.port = AGENTCORE_PORT if args.agentcore else PORT
+
+
+def agentcore_serving(args: Any) -> tuple[Any, bool, dict[str, Any]]:
+    """``serve --agentcore``: the AgentCore app of ``--app`` (checked here, in this process: a one-line error), the
+    name of its factory when uvicorn imports it in each worker or reload, and uvicorn's WebSocket ping period."""
+    from importlib.util import find_spec
+
+    from ..server.app import without_api_docs
+    from ..server.settings import DEFAULT_KEEPALIVE_SECONDS
+    from .cli_checks import CliError
+    from .cli_parser import DEFAULT_APP
+
+    if args.app == DEFAULT_APP:
+        raise CliError("--agentcore serves one agent: name it with --app MODULE:ATTR (a StrandsAgent, a strands.Agent "
+                       "or an app of create_strands_app)")
+    if find_spec("websockets") is None and find_spec("wsproto") is None:
+        raise CliError("--agentcore serves /ws, and uvicorn has no WebSocket library here: "
+                       "pip install 'strands-agui[agentcore]'")
+    app = _agentcore_app(args.app)
+    options = {"ws_ping_interval": DEFAULT_KEEPALIVE_SECONDS}
+    if args.workers > 1 or args.reload:  # uvicorn imports it itself, in each worker or reload
+        os.environ[AGENTCORE_APP_ENV] = args.app
+        os.environ[AGENTCORE_NO_DOCS_ENV] = "1" if args.no_docs else ""
+        return f"{__name__}:agentcore_app", True, options
+    return (without_api_docs(app) if args.no_docs else app), False, options
+
+
+def agentcore_app() -> Any:
+    """uvicorn's factory for ``serve --agentcore`` with ``--workers N`` or ``--reload``: the AgentCore app of
+    ``$STRANDS_AGUI_AGENTCORE_APP`` (without its API docs under ``--no-docs``)."""
+    from ..server.app import without_api_docs
+
+    app = _agentcore_app(os.environ[AGENTCORE_APP_ENV])
+    return without_api_docs(app) if os.environ.get(AGENTCORE_NO_DOCS_ENV) else app
+
+
+def _agentcore_app(spec: str) -> Any:
+    from ..server.agentcore.contract import agentcore_app_for
+    from .cli_checks import CliError, load_object
+
+    try:
+        return agentcore_app_for(load_object(spec, "agent"), spec)
+    except TypeError as exc:
+        raise CliError(str(exc)) from None

@@ -28,7 +28,7 @@ ID_KEYS = frozenset({"messageId", "toolCallId", "parentMessageId", "entityId", "
                      "parentSubagentRunId", "parentToolCallId"})
 
 __all__ = ["ScriptedModel", "Text", "ToolUse", "Reasoning", "Fail", "dump_events", "normalize_ids",
-           "assert_replay_matches", "assert_matches_golden"]
+           "assert_replay_matches", "assert_matches_golden", "write_golden"]
 
 
 def dump_events(events: Iterable[BaseEvent | dict[str, Any]]) -> list[dict[str, Any]]:
@@ -52,13 +52,19 @@ def normalize_ids(events: Iterable[BaseEvent | dict[str, Any]]) -> list[dict[str
     return [walk(event) for event in dump_events(events)]
 
 
+def write_golden(events: Iterable[BaseEvent | dict[str, Any]], golden: str | os.PathLike[str]) -> None:
+    """Write ``events`` (ids as relations) as the JSON Lines golden file ``golden``, its directory made."""
+    path = Path(golden)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in normalize_ids(events)), encoding="utf-8")
+
+
 def assert_matches_golden(events: Iterable[BaseEvent | dict[str, Any]], golden: str | os.PathLike[str]) -> None:
     """Compare events (ids as relations) with a JSON Lines golden file."""
     actual = normalize_ids(events)
     path = Path(golden)
     if os.environ.get("STRANDS_AGUI_UPDATE_GOLDEN") == "1" or not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in actual), encoding="utf-8")
+        write_golden(actual, path)
         if os.environ.get("STRANDS_AGUI_UPDATE_GOLDEN") != "1":
             raise AssertionError(f"golden file {path} did not exist; it was written: review and commit it")
         return

@@ -64,7 +64,7 @@ class BackgroundHandler(Handler):
                     task["toolCallId"] = record.wire_id
                 message_id = self.run.new_id()
             self.tasks[task_id] = (message_id, task)  # a snapshot on the same message replaces what it held
-            return self.run.move("task_progress", "background_task", [
+            return self.run.fire("task_progress", "background_task", [
                 ActivitySnapshotEvent(message_id=message_id, activity_type=ACTIVITY, content=task)])
         message_id, held = self.tasks[task_id]
         if task_id in self.earlier:  # its call is an earlier run's: the card keeps the id the client knows
@@ -74,7 +74,7 @@ class BackgroundHandler(Handler):
         self.tasks[task_id] = (message_id, {**held, **task})
         if not patch:
             return []
-        return self.run.move("task_progress", "background_task", [
+        return self.run.fire("task_progress", "background_task", [
             ActivityDeltaEvent(message_id=message_id, activity_type=ACTIVITY, patch=patch)])  # type: ignore[arg-type]
 
     def _card(self, task_id: str) -> tuple[str, dict[str, Any]] | None:

@@ -175,20 +175,20 @@ class SubagentHandler(Handler):
         value as the snapshot, which drops the state's other keys)."""
         self.state_streams.add(tool_use_id)
         safe = progress_data(fragment)
-        return self.run.move("tool_progress", "tool_stream",
+        return self.run.fire("tool_progress", "tool_stream",
                              [self.run.merge_state(safe if isinstance(safe, Mapping) else {})])
 
     def _progress_start(self, tool_use_id: str, name: str, data: Any) -> list[Item]:
         message_id = self.run.new_id()
         content = {"toolCallId": tool_use_id, "toolName": name, "events": [progress_data(data)]}
         snapshot = ActivitySnapshotEvent(message_id=message_id, activity_type=PROGRESS_ACTIVITY, content=content)
-        out = self.run.move("tool_progress", "tool_stream", [snapshot])
+        out = self.run.fire("tool_progress", "tool_stream", [snapshot])
         self.progress[tool_use_id] = message_id
         return out
 
     def _progress_delta(self, tool_use_id: str, data: Any) -> list[Item]:
         patch = [{"op": "add", "path": "/events/-", "value": progress_data(data)}]
-        return self.run.move("tool_progress", "tool_stream", [ActivityDeltaEvent(
+        return self.run.fire("tool_progress", "tool_stream", [ActivityDeltaEvent(
             message_id=self.progress[tool_use_id], activity_type=PROGRESS_ACTIVITY, patch=patch)])  # type: ignore[arg-type]
 
     # -- one subagent's life ----------------------------------------------------------------------------------
@@ -199,7 +199,7 @@ class SubagentHandler(Handler):
         nested = self.run.nested(owner, name, self.run.facts.of_subagent(name, parked or None))
         sub = Subagent(name, nested, lifecycle)
         events = started(sub)
-        self.run.move("start_subagent", cause)
+        self.run.fire("start_subagent", cause)
         out = nested.fire("start_run", cause, events)
         self.open[key] = sub
         return out
@@ -241,7 +241,7 @@ class SubagentHandler(Handler):
         out += nested.fire(trigger, trigger, ending)
         del self.open[key]
         self.run.outcome.absorb(nested.outcome)  # the run's usage includes its subagents' model calls
-        self.run.move("end_subagent", trigger)
+        self.run.fire("end_subagent", trigger)
         return out
 
     def close_all(self, failed: bool) -> list[Item]:

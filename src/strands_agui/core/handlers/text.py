@@ -50,7 +50,7 @@ class TextHandler(Handler):
         run = self.run
         out = [] if run.can("text_delta") else self._open_text()
         self.text_sink.append(text)
-        return out + run.move("text_delta", "contentBlockDelta", [TextMessageContentEvent(message_id=run.open_id,
+        return out + run.fire("text_delta", "contentBlockDelta", [TextMessageContentEvent(message_id=run.open_id,
                                                                                           delta=text)])
 
     def show_text(self, text: str, cause: str) -> list[Item]:
@@ -105,7 +105,7 @@ class TextHandler(Handler):
     def _reasoning_delta(self, text: str) -> list[Item]:
         run = self.run
         out = [] if run.can("reasoning_delta") else self._open_reasoning()
-        return out + run.move("reasoning_delta", "contentBlockDelta",
+        return out + run.fire("reasoning_delta", "contentBlockDelta",
                               [ReasoningMessageContentEvent(message_id=run.open_id, delta=text)])
 
     def _open_reasoning(self) -> list[Item]:

@@ -90,7 +90,7 @@ class ToolHandler(Handler):
         if run.config.behavior(record.name).args_streamer is None:
             record.shown.append(fragment)
             out.append(ToolCallArgsEvent(tool_call_id=record.wire_id, delta=fragment))
-        return run.move("tool_args", cause, out)
+        return run.fire("tool_args", cause, out)
 
     def announce(self, tool_use_id: str, name: str, cause: str) -> list[Item]:
         run = self.run

@@ -10,7 +10,9 @@ more: no span, no ``on_move`` callback, no wrapper per event.
   of its response.
   Attributes (``docs/observability.md``): ``agui.thread.id``, ``agui.run.id``, ``agui.run.parent_id``,
   ``agui.agent.name``; at its end ``agui.run.outcome``, ``agui.error.code``, ``gen_ai.usage.input_tokens`` /
-  ``output_tokens`` / ``total_tokens`` (summed over the terminal event's ``usage``), ``agui.deltas``.
+  ``output_tokens`` / ``total_tokens`` (summed over the terminal event's ``usage``), ``agui.deltas``; and what
+  the serving layer names for the request (:data:`REQUEST_ATTRIBUTES`: AgentCore's ``session.id`` and
+  ``agentcore.request.id``, ``server/agentcore``).
 * **Its events**: one per move of the run's machine and of its subagents' (``core.machine.Move``), named by
   the trigger (``start_run``, ``open_text``, ``end_turn``, ``finish`` ...), with ``agui.cause`` and
   ``agui.state``, ``agui.subagent`` for a subagent's, ``agui.declined`` for a declined one. The deltas
@@ -32,9 +34,11 @@ more: no span, no ``on_move`` callback, no wrapper per event.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from ag_ui.core import RunAgentInput
@@ -60,6 +64,10 @@ TRACER_NAME = "strands_agui"
 SPAN_NAME = "agui.run"
 FEEDBACK = "agui.feedback"
 DELTAS = frozenset({"text_delta", "reasoning_delta", "tool_args", "tool_progress"})
+REQUEST_ATTRIBUTES: ContextVar[Mapping[str, str]] = ContextVar(
+    "strands_agui_request_attributes", default=MappingProxyType({}))
+"""Span attributes of the request being served, set in its task by the layer that reads them (AgentCore's
+headers): every run span started in that task carries them."""
 USAGE = (("input_tokens", "gen_ai.usage.input_tokens"), ("output_tokens", "gen_ai.usage.output_tokens"),
          ("total_tokens", "gen_ai.usage.total_tokens"))
 
@@ -84,7 +92,7 @@ class RunSpan:
     def __init__(self, tracer: Tracer, input_data: RunAgentInput, agent: str) -> None:
         self.tracer, self.accepted = tracer, time.time_ns()
         self.attributes: dict[str, Any] = {"agui.thread.id": input_data.thread_id, "agui.run.id": input_data.run_id,
-                                           "agui.agent.name": agent}
+                                           "agui.agent.name": agent, **REQUEST_ATTRIBUTES.get()}
         if input_data.parent_run_id:
             self.attributes["agui.run.parent_id"] = input_data.parent_run_id
         self.span: Span = INVALID_SPAN

@@ -15,15 +15,17 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import Depends, Request
+from fastapi import Depends
+from starlette.requests import HTTPConnection
 
 logger = logging.getLogger(__name__)
 
 _STATE_KEY = "strands_agui_principal"
 
 
-def principal_of(request: Request | None) -> str | None:
-    """The principal the endpoint's ``auth`` named for ``request`` (None: anonymous, or no request)."""
+def principal_of(request: HTTPConnection | None) -> str | None:
+    """The principal the endpoint's ``auth`` named for ``request`` (an HTTP request or a WebSocket; None:
+    anonymous, or no request)."""
     if request is None:
         return None
     value = getattr(request.state, _STATE_KEY, None)
@@ -37,7 +39,7 @@ def principal_dependency(auth: Callable[..., Any] | None) -> Callable[..., Any] 
         return None
     warned: list[type] = []
 
-    async def principal(request: Request, value: Any = Depends(auth)) -> None:  # noqa: B008 - a closure's auth
+    async def principal(request: HTTPConnection, value: Any = Depends(auth)) -> None:  # noqa: B008 - a closure's auth
         if value is not None and not isinstance(value, str) and type(value) not in warned:
             warned.append(type(value))
             logger.warning("auth returned a %s, not a str: its callers share the anonymous principal's threads",

@@ -8,7 +8,9 @@ Three layers, all FastAPI machinery:
   was sent) and parsed by ``pydantic_core.from_json``, which refuses invalid UTF-8 and lone surrogates. Too
   deep a document, or a U+0000 in any string, is refused as well. Each of these is a JSON error: FastAPI
   answers 422 ``json_invalid`` with the reason in ``ctx.error``.
-* **The schema**: pydantic validates ``RunAgentInput`` (422 naming the field).
+* **The schema**: pydantic validates ``RunAgentInput`` (422 naming the field), once what a newer client sends that
+  this server does not know (a message role, a content part type) was skipped with a logged warning
+  (``server/request/forward_compat.py``).
 * **What the schema cannot say** (:func:`validated_run_input`, a dependency run after the caller's own
   dependencies): message count, base64 media data, image, document, video and audio types (no media part is
   ever dropped: what passes here reaches the model), provider ``file`` handles, video or audio in a tool result,
@@ -40,6 +42,7 @@ from ...runtime.conversation import MEDIA_FORMATS, TOOL_RESULT_MEDIA
 from ...runtime.run_thread import held_marker
 from ..transport.streaming import RunStream
 from .admission import Admission
+from .forward_compat import forward_compatible
 from .media import IMAGE_MAGIC, MEDIA_PARTS, fetch_parts, scheme_problem
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
@@ -112,24 +115,30 @@ class _LimitedRequest(Request):
 
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
-            body = await self.body()
-            try:
-                value = pydantic_core.from_json(body, allow_inf_nan=False)
-            except ValueError as exc:
-                reason = str(exc)
-                if reason.startswith("recursion limit exceeded"):
-                    reason = f"nested deeper than max_depth={self.limits.max_depth} ({reason})"
-                elif "hex escape" in reason:
-                    reason += " (a \\u escape must be a character: a lone surrogate is refused)"
-                raise json.JSONDecodeError(f"not valid JSON: {reason}", "", 0) from None
-            # the walk naming the problem only when there may be one: no ``\u0000`` escape in the bytes means no
-            # NUL (the parser refuses a raw one), and the depth is counted level by level without paths
-            if _NUL_ESCAPE in body or not _nested_within(value, self.limits.max_depth):
-                problem = _json_problem(value, self.limits.max_depth)
-                if problem:
-                    raise json.JSONDecodeError(problem, "", 0)
-            self._json = value
+            self._json = parse_json(await self.body(), self.limits)
         return self._json
+
+
+def parse_json(body: bytes, limits: RequestLimits) -> Any:
+    """``body`` parsed strictly (see the module docstring): ``json.JSONDecodeError`` saying why it is refused
+    (not JSON, nested deeper than ``max_depth``, a U+0000); what a newer client sends that we do not know skipped
+    (``forward_compat.py``). The run route's body and a WebSocket's message alike."""
+    try:
+        value = pydantic_core.from_json(body, allow_inf_nan=False)
+    except ValueError as exc:
+        reason = str(exc)
+        if reason.startswith("recursion limit exceeded"):
+            reason = f"nested deeper than max_depth={limits.max_depth} ({reason})"
+        elif "hex escape" in reason:
+            reason += " (a \\u escape must be a character: a lone surrogate is refused)"
+        raise json.JSONDecodeError(f"not valid JSON: {reason}", "", 0) from None
+    # the walk naming the problem only when there may be one: no ``\u0000`` escape in the bytes means no
+    # NUL (the parser refuses a raw one), and the depth is counted level by level without paths
+    if _NUL_ESCAPE in body or not _nested_within(value, limits.max_depth):
+        problem = _json_problem(value, limits.max_depth)
+        if problem:
+            raise json.JSONDecodeError(problem, "", 0)
+    return forward_compatible(value)
 
 
 def _too_large(limit: int) -> HTTPException:
@@ -222,13 +231,21 @@ async def validated_run_input(input_data: RunAgentInput, request: Request) -> Ru
     """The run route's input checked beyond its schema (called by the route once FastAPI validated the body): the
     input, or 422 listing every problem found. The limits are the route's (:func:`run_route`)."""
     route = request.scope.get("route")
-    limits, media = getattr(route, "limits", RequestLimits()), getattr(route, "media", None)
-    errors = list(run_input_errors(input_data, limits, media))
-    if not errors and media is not None:  # media URLs are fetched only for an input valid otherwise
-        errors = [_error(loc, why) for loc, why in await fetch_parts(input_data, media)]
+    errors = await run_input_problems(input_data, getattr(route, "limits", RequestLimits()),
+                                      getattr(route, "media", None))
     if errors:
         raise RequestValidationError(errors)
     return input_data
+
+
+async def run_input_problems(input_data: RunAgentInput, limits: RequestLimits,
+                             media: MediaFetchPolicy | None) -> list[Error]:
+    """Every problem of a schema-valid input (:func:`run_input_errors`), then, for an input valid otherwise, its
+    media URLs fetched (``media``: the endpoint's policy); none: the input may run."""
+    errors = list(run_input_errors(input_data, limits, media))
+    if not errors and media is not None:  # media URLs are fetched only for an input valid otherwise
+        errors = [_error(loc, why) for loc, why in await fetch_parts(input_data, media)]
+    return errors
 
 
 def run_input_errors(input_data: RunAgentInput, limits: RequestLimits,

@@ -9,9 +9,6 @@ writes that must be atomic (opening a run, appending a batch, the heartbeat) are
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import logging
-import time
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable
@@ -19,7 +16,6 @@ from typing import Any
 
 from .event_store import (
     ALIVE_SECONDS,
-    BATCH_SECONDS,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_EVENTS,
     DEFAULT_MAX_LIVE_RUNS,
@@ -34,14 +30,11 @@ from .event_store import (
     Stored,
     StoreUnavailable,
 )
-from .redis_scripts import APPEND, BEAT, OPEN
+from .redis_log import RedisRunLog, digest
+from .redis_scripts import OPEN
 from .redis_watch import Watch, entry_number
 
-logger = logging.getLogger(__name__)
-
 SETTLE_SECONDS = 2 * HEARTBEAT_SECONDS  # after Redis lost every key: how long new runs wait for live ones to come back
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class RedisEvents:
@@ -77,7 +70,7 @@ class RedisEvents:
         # one client (its pool), one watch and one count of calls under way per event loop: each worker has its own
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Watch, _Calls]] = \
             weakref.WeakKeyDictionary()
-        self.running: dict[str, _RedisLog] = {}  # this process's live runs, by key
+        self.running: dict[str, RedisRunLog] = {}  # this process's live runs, by key
 
     def _connect(self, **options: Any) -> Any:
         import redis.asyncio as aioredis
@@ -99,7 +92,7 @@ class RedisEvents:
         if found is None:
             client = aioredis.Redis.from_pool(self._connect(max_connections=self.max_connections,
                                                             timeout=self.timeout))
-            watch = Watch(f"{self.prefix}:wake:{uuid.uuid4().hex}", max(1, int(self.ttl)), self._call,
+            watch = Watch(f"{self.prefix}:wake:{uuid.uuid4().hex}", max(1, int(self.ttl)), self.call,
                           lambda: self._connect(max_connections=1, timeout=None,  # a blocked read: 1 s, then answers
                                                 socket_timeout=READ_BLOCK_SECONDS + self.timeout))
             found = self._loops[loop] = (client, watch, _Calls())
@@ -112,13 +105,13 @@ class RedisEvents:
 
     def key(self, run_id: str, part: str) -> str:
         """A run's key: ``<prefix>:run:{<sha256 of run_id>}:<part>`` (events, meta, alive, reader, cancel)."""
-        return f"{self.prefix}:run:{{{_digest(run_id)}}}:{part}"
+        return f"{self.prefix}:run:{{{digest(run_id)}}}:{part}"
 
     def live_key(self, principal: str | None) -> str:
         """The sorted set of live runs: every run's (None), or a named principal's."""
-        return f"{self.prefix}:live" if principal is None else f"{self.prefix}:live:{_digest(principal)[:32]}"
+        return f"{self.prefix}:live" if principal is None else f"{self.prefix}:live:{digest(principal)[:32]}"
 
-    async def _call(self, make: Callable[[Any], Any]) -> Any:
+    async def call(self, make: Callable[[Any], Any]) -> Any:
         """One Redis command (or pipeline, or script); any Redis failure is :class:`StoreUnavailable`. Counted while
         it waits for a connection or holds one (:meth:`busy`)."""
         import redis.exceptions
@@ -143,19 +136,19 @@ class RedisEvents:
         return (f"the event store's {self.max_connections} connections of this worker are all in use "
                 f"({found[2].under_way} calls under way)")
 
-    async def _script(self, source: str, keys: list[str], args: list[Any]) -> Any:
-        return await self._call(lambda r: r.eval(source, len(keys), *keys, *args))
+    async def script(self, source: str, keys: list[str], args: list[Any]) -> Any:
+        return await self.call(lambda r: r.eval(source, len(keys), *keys, *args))
 
     async def open(self, run_id: str, principal: str | None, on_cancel: Callable[[], None]) -> RunLog:
         if run_id in self.running:  # Redis may have lost it: this process has not
             raise RunExists(run_id)
         per_principal = principal is not None
         for _ in range(3):
-            answer = await self._script(
+            answer = await self.script(
                 OPEN, [self.key(run_id, "meta"), self.live_key(None), self.live_key(principal),
                         f"{self.prefix}:epoch", f"{self.prefix}:settling", self.key(run_id, "alive")],
                 [principal or "", self.max_live_runs, self.max_live_runs_per_principal if per_principal else 0,
-                 int(ALIVE_SECONDS * 1000), int(self.ttl), _digest(run_id), int(SETTLE_SECONDS * 1000)])
+                 int(ALIVE_SECONDS * 1000), int(self.ttl), digest(run_id), int(SETTLE_SECONDS * 1000)])
             if not isinstance(answer, int):
                 break
             await asyncio.sleep(answer / 1000)
@@ -167,14 +160,14 @@ class RedisEvents:
             raise RunLimit(answer, self.max_live_runs_per_principal)
         if answer == "live_runs":
             raise RunLimit(answer, self.max_live_runs)
-        log = self.running[run_id] = _RedisLog(self, run_id, principal, on_cancel)
+        log = self.running[run_id] = RedisRunLog(self, run_id, principal, on_cancel)
         log.start()  # opened alive: its first heartbeat comes within HEARTBEAT_SECONDS
         return log
 
     async def known(self, run_id: str, principal: str | None) -> bool:
         if run_id in self.running:
             return True
-        owner = await self._call(lambda r: r.hget(self.key(run_id, "meta"), "principal"))
+        owner = await self.call(lambda r: r.hget(self.key(run_id, "meta"), "principal"))
         return owner is not None and owner == (principal or "")
 
     async def bounds(self, run_id: str) -> Bounds:
@@ -185,7 +178,7 @@ class RedisEvents:
             pipe.hget(self.key(run_id, "meta"), "lost")
             return pipe.execute()
 
-        oldest, newest, lost = await self._call(commands)
+        oldest, newest, lost = await self.call(commands)
         if not newest:
             return Bounds(1, 0, False, lost is not None)
         return Bounds(int(oldest[0][1]["n"]), entry_number(newest[0][0]), _events(newest[0][1])[-1].terminal,
@@ -193,23 +186,23 @@ class RedisEvents:
 
     def thread_key(self, thread: str) -> str:
         """A thread's latest run: ``<prefix>:thread:{<sha256 of thread>}`` (the run's key, a space, its entry)."""
-        return f"{self.prefix}:thread:{{{_digest(thread)}}}"
+        return f"{self.prefix}:thread:{{{digest(thread)}}}"
 
     async def mark_thread(self, thread: str, run_id: str, entry: str) -> None:
         """The thread's key names the run for ``ttl`` seconds, refreshed by the run's heartbeat while it runs."""
-        await self._call(lambda r: r.set(self.thread_key(thread), f"{run_id} {entry}", ex=max(1, int(self.ttl))))
+        await self.call(lambda r: r.set(self.thread_key(thread), f"{run_id} {entry}", ex=max(1, int(self.ttl))))
         log = self.running.get(run_id)
         if log is not None:
             log.thread = self.thread_key(thread)
 
     async def thread_run(self, thread: str) -> str | None:
-        found = await self._call(lambda r: r.get(self.thread_key(thread)))
+        found = await self.call(lambda r: r.get(self.thread_key(thread)))
         if not found:
             return None
         run_id, _, entry = found.partition(" ")
         if run_id in self.running:  # this process runs it
             return entry
-        alive = await self._call(lambda r: r.exists(self.key(run_id, "alive")))
+        alive = await self.call(lambda r: r.exists(self.key(run_id, "alive")))
         return entry if alive else None
 
     async def follow(self, run_id: str, after: int) -> AsyncIterator[Stored]:
@@ -224,7 +217,7 @@ class RedisEvents:
         try:
             while True:
                 grew = watched.grew  # before the read: growth seen during it wakes the wait below
-                _, reply = await self._call(_read(reader, stream, position))
+                _, reply = await self.call(_read(reader, stream, position))
                 for _stream, entries in reply or ():
                     for entry_id, fields in entries:
                         position = entry_id
@@ -255,7 +248,7 @@ class RedisEvents:
                     pipe.hexists(self.key(run_id, "meta"), "lost")
                     return pipe.execute()
 
-                alive, lost = await self._call(state)
+                alive, lost = await self.call(state)
                 last = not alive or bool(lost)  # the log will not grow: read what came since, then stop
         finally:
             watch.leave(stream)
@@ -267,9 +260,9 @@ class RedisEvents:
             return "requested"
         if not await self.known(run_id, principal):
             return "unknown"
-        if not await self._call(lambda r: r.exists(self.key(run_id, "alive"))):
+        if not await self.call(lambda r: r.exists(self.key(run_id, "alive"))):
             return "ended"
-        await self._call(lambda r: r.set(self.key(run_id, "cancel"), "1", ex=int(self.ttl)))
+        await self.call(lambda r: r.set(self.key(run_id, "cancel"), "1", ex=int(self.ttl)))
         return "requested"
 
 
@@ -292,184 +285,7 @@ def _read(reader: str, stream: str, position: str) -> Callable[[Any], Any]:
     return commands
 
 
-def _entry(batch: list[tuple[int, str, str]]) -> tuple[str, str, str]:
-    """One stream entry for a batch of consecutive events: the first number, the types, the JSON texts one a
-    line (an event's wire JSON never holds a raw line break)."""
-    return str(batch[0][0]), ",".join(kind for _, _, kind in batch), "\n".join(data for _, data, _ in batch)
-
-
 def _events(fields: dict[str, str]) -> list[Stored]:
     first = int(fields["n"])
     return [Stored(first + i, data, kind)
             for i, (kind, data) in enumerate(zip(fields["t"].split(","), fields["d"].split("\n"), strict=True))]
-
-
-class _RedisLog:
-    """A run's writer: appends are batched by one task, which also keeps the heartbeat (every
-    ``HEARTBEAT_SECONDS``, however often batches go out). The task stores what has waited ``delay`` since the
-    oldest event not stored was appended (a timer armed by the append that found nothing pending wakes it):
-    ``BATCH_SECONDS``, or while the run's transport writes (each of its writes flushes the log first) its
-    coalescing window (``written_every``), so the transport's flushes store the run and the task only what they
-    have not stored by then (a reader that stopped reading, a loaded loop): an event waits at most one window
-    either way, and a paced run's events go out in one script call per window, not one per window and two more
-    per ``BATCH_SECONDS``; the task is not woken for what the transport stored."""
-
-    def __init__(self, store: RedisEvents, run_id: str, principal: str | None,
-                 on_cancel: Callable[[], None]) -> None:
-        self.store, self.run_id, self.principal, self.on_cancel = store, run_id, principal, on_cancel
-        self.loop = asyncio.get_running_loop()
-        self.pending: list[tuple[int, str, str]] = []
-        self.since = 0.0  # loop time the oldest pending event was appended
-        self.delay = BATCH_SECONDS  # how long an event may wait for the task (``written_every``)
-        self.timer: asyncio.TimerHandle | None = None  # wakes the task when the oldest pending event waited ``delay``
-        self.timer_at = 0.0  # when it fires
-        self.seq = 0
-        self.stored = 0  # the number of the last event stored
-        self.wake = asyncio.Event()
-        self.closing = False
-        self.cancelled = False
-        self.reader_seen = float("-inf")
-        self.lost: int | None = None  # the first event not stored: the log stops there (docs/reliability.md)
-        self.thread: str | None = None  # the key of the thread it is the live run of (``mark_thread``)
-        self.task: asyncio.Task[None] | None = None
-        self.lock = asyncio.Lock()
-
-    def start(self) -> None:
-        self.task = self.loop.create_task(self._write(), name=f"strands-agui-log-{self.run_id}")
-
-    def cancel(self) -> None:
-        if not self.cancelled:
-            self.cancelled = True
-            self.on_cancel()
-
-    def append(self, data: str, kind: str) -> int:
-        self.seq += 1
-        if self.lost is None:
-            if not self.pending:
-                self.since = self.loop.time()
-                if self.timer is None:
-                    self._arm()
-            self.pending.append((self.seq, data, kind))
-        return self.seq
-
-    def written_every(self, window: float | None) -> None:
-        self.delay = BATCH_SECONDS if window is None else max(window, BATCH_SECONDS)
-        if self.timer is not None:
-            self.timer.cancel()
-            self._arm()
-
-    def _arm(self) -> None:
-        self.timer_at = self.since + self.delay
-        self.timer = self.loop.call_at(self.timer_at, self._due)
-
-    def _due(self) -> None:
-        """The timer: wake the task when the oldest event still pending has waited ``delay``; nothing pending
-        (the transport stored it): nothing; a younger one pending: again when it has waited."""
-        self.timer = None
-        if not self.pending:
-            return
-        if self.since + self.delay <= self.timer_at:
-            self.wake.set()
-        else:
-            self._arm()
-
-    def reader_attached(self, within: float) -> bool:
-        return time.monotonic() - self.reader_seen < within
-
-    async def flush(self) -> None:
-        try:
-            await self._flush()
-        except StoreUnavailable as exc:
-            self._broke(str(exc))
-
-    def _broke(self, why: str) -> None:
-        """Stop storing: the log ends at the last event stored, and says so (``lost``) once Redis answers."""
-        if self.lost is None:
-            logger.warning("run %s: events no longer stored: %s", self.run_id, why)
-            self.lost = self.stored + 1
-        self.pending.clear()
-
-    async def close(self) -> None:
-        self.closing = True
-        self.wake.set()
-        if self.task is not None:
-            await asyncio.shield(self.task)
-
-    async def beat(self) -> None:
-        """Refresh the heartbeat and the run's place among the live runs, writing the run's meta again when
-        Redis lost it (restarted); see whether a reader is attached; look for a cancel request."""
-        store, run_id = self.store, self.run_id
-        keys = [store.key(run_id, part) for part in ("meta", "alive", "reader", "cancel")]
-        recreated, reader, cancel = await store._script(
-            BEAT, [*keys, store.live_key(None), store.live_key(self.principal), *filter(None, [self.thread])],
-            [self.principal or "", int(ALIVE_SECONDS * 1000), int(store.ttl), _digest(run_id),
-             "" if self.lost is None else self.lost])
-        if recreated and self.lost is None:
-            self._broke("the event store lost the run (restarted?)")
-            await self.beat()  # say so at once
-            return
-        if reader:
-            self.reader_seen = time.monotonic()
-        if cancel:
-            self.cancel()
-
-    async def _write(self) -> None:
-        loop = asyncio.get_running_loop()
-        due = loop.time() + HEARTBEAT_SECONDS  # the next heartbeat: once per HEARTBEAT_SECONDS, not per batch
-        try:
-            while True:
-                try:
-                    async with asyncio.timeout(max(0.0, due - loop.time())):
-                        await self.wake.wait()
-                    woken = True
-                except TimeoutError:
-                    woken = False  # the heartbeat's turn: what is pending is the timer's
-                self.wake.clear()
-                try:
-                    if woken:
-                        await self._flush()
-                    if self.closing:  # set after the last append: one more batch holds whatever came meanwhile
-                        await self._flush()
-                        return await self._expire()
-                    if loop.time() >= due:
-                        due = loop.time() + HEARTBEAT_SECONDS
-                        await self.beat()
-                except StoreUnavailable as exc:
-                    self._broke(str(exc))
-                    if self.closing:
-                        return
-        finally:
-            if self.timer is not None:
-                self.timer.cancel()
-            self.store.running.pop(self.run_id, None)
-
-    async def _flush(self) -> None:
-        async with self.lock:  # the writer task and the driver's write: in order, each batch once
-            batch, self.pending = self.pending, []
-            if batch and self.lost is None:
-                await self._add(batch)
-
-    async def _add(self, batch: list[tuple[int, str, str]]) -> None:
-        store = self.store
-        written = await store._script(
-            APPEND, [store.key(self.run_id, "events"), store.key(self.run_id, "meta")],
-            [store.max_events, f"{batch[-1][0]}-0", *_entry(batch), int(store.ttl)])
-        if not written:
-            self._broke("the event store lost the run (restarted?)")
-            return
-        self.stored = batch[-1][0]
-
-    async def _expire(self) -> None:
-        store, run_id = self.store, self.run_id
-
-        def commands(r: Any) -> Any:
-            pipe = r.pipeline(transaction=False)
-            pipe.delete(store.key(run_id, "alive"))
-            for part in ("events", "meta"):
-                pipe.expire(store.key(run_id, part), int(store.ttl))
-            member = _digest(run_id)
-            pipe.zrem(store.live_key(None), member)
-            pipe.zrem(store.live_key(self.principal), member)
-            return pipe.execute()
-
-        await store._call(commands)

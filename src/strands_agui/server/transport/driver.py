@@ -119,9 +119,9 @@ class RunDriver:
     def phase(self) -> Phase:
         return self.machine.state  # type: ignore[no-any-return]
 
-    def move(self, trigger: str) -> None:
+    def fire(self, trigger: str) -> None:
         """Change phase, as the table (:data:`PHASES`) allows; ``MachineError`` when it has no such move."""
-        self.machine.step(trigger)
+        self.machine.fire(trigger)
 
     async def drive(self) -> bool:
         """Drive the run; True when its frames all went out and the response was ended, False when the
@@ -175,12 +175,12 @@ class RunDriver:
         failure = "the run stopped without RUN_FINISHED or RUN_ERROR"
         try:
             while not ended:
-                self.move("wait")
+                self.fire("wait")
                 try:
                     event = await anext(run)
                 except StopAsyncIteration:
                     break
-                self.move("forward")
+                self.fire("forward")
                 frame, ended = encode_or_error(self.encode, event)
                 self.cut_short = ended and event.type not in TERMINAL
                 if self.cut_short:  # the client's open tool calls get parseable arguments and their END first
@@ -198,7 +198,7 @@ class RunDriver:
         if not ended:
             frame, _ = encode_or_error(self.encode, RunErrorEvent(message=failure, code="ADAPTER_ERROR"))
             await self._queue(frame, True, loop.time())
-        self.move("end")
+        self.fire("end")
 
     async def _queue(self, frame: bytes, ended: bool, now: float) -> None:
         """Queue ``frame``; write what is queued now when it ends the run or nothing was written for
@@ -228,10 +228,10 @@ class RunDriver:
         timer per write)."""
         self._last = self._flushed = now
         self._cancel_due()
-        self.move("write")
+        self.fire("write")
         async with self._lock:
             await self._write_pending()
-        self.move("forward")
+        self.fire("forward")
 
     def _coalesce_due(self) -> None:
         """The oldest pending frame has waited ``coalesce``: wake the watcher to write it."""
@@ -320,7 +320,7 @@ class RunDriver:
         if self.phase is Phase.ENDED or self.phase is Phase.STOPPED:
             return
         self.stopped_in, self.reason = self.phase, reason
-        self.move("stop")
+        self.fire("stop")
         host.cancel()
 
 

@@ -35,7 +35,13 @@ shape) applies."""
 class OpenCalls:
     """The tool calls whose TOOL_CALL_END has not gone out, with the arguments sent so far. A run cut short by an
     event that cannot be encoded (ENCODING_ERROR) ends them first, their arguments completed to parse (the client
-    parses them; text, reasoning and subagents left open before a RUN_ERROR are valid as they are)."""
+    parses them; text, reasoning and subagents left open before a RUN_ERROR are valid as they are).
+
+    Why the transport keeps this beside the run's machine and ``ClientMessages``: those say what the run
+    produced, this says what reached the wire, and the two differ exactly when it is read: the event that could
+    not be encoded (a TOOL_CALL_ARGS among them) never left, and every layer between the run and the wire (the
+    version rewrite, a resumable run's store, the framing) may be the one that failed. So it records only the
+    wire's open calls and their argument text, from the frames that went out."""
 
     __slots__ = ("args",)
 

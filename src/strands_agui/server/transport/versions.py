@@ -1,11 +1,15 @@
 """Which AG-UI generation a client speaks, and the stream it gets: a serialization concern, in one place.
 
 The run always yields AG-UI 1.0 events (``StrandsAgent.run``). What goes on the wire depends on the request's
-``RunAgentInput.protocolVersion`` (``ag_ui/core/version.py``):
+``RunAgentInput.protocolVersion`` (``ag_ui/core/version.py``); this server speaks 1.0 and 1.1 (:data:`SPOKEN`):
 
-* **1.0 or later** (``@ag-ui/client`` 1.0 declares ``"1.0"``): the full 1.0 stream, and RUN_STARTED declares
-  ``protocolVersion`` (the spec's MUST). A version newer than ours, or one outside the version grammar, is
-  served the same and logged as a warning (the spec: proceed, and SHOULD warn).
+* **1.1 or later** (1.1 only adds the optional ``encryptedValueType`` beside every ``encryptedValue``, which a
+  consumer stores and returns and never reads): the newest stream, RUN_STARTED declaring ``"1.1"``; what the
+  client sent of 1.1 (an ``encryptedValueType`` on a message or tool call) comes back as it was sent. A version
+  newer than ours, or one outside the version grammar, gets the same stream and is logged as a warning (the spec:
+  a newer minor MUST be served, proceed and SHOULD warn; we serve a newer major the same, never refuse it).
+* **1.0** (``@ag-ui/client`` 1.0 declares ``"1.0"``): the full 1.0 stream, RUN_STARTED declaring ``"1.0"`` (the
+  spec's MUST), without what 1.1 added (:func:`declared_event`).
 * **nothing, or older than 1.0** (``@ag-ui/client`` 0.0.x, which CopilotKit 1.74 pins at 0.0.59, declares
   nothing): a stream ``@ag-ui/core`` 0.0.59's schemas and ``verifyEvents`` accept. Each event is rewritten on
   its own (:func:`legacy_event`), from 0.0.59's real schemas; ``docs/protocol-versions.md`` is the table.
@@ -57,22 +61,35 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(parts + [0] * (3 - len(parts)))
 
 
-_OURS = _version(PROTOCOL_VERSION)
+LEGACY = "0.0"
+"""The generation of a client that declares nothing, or a version older than 1.0: the 0.0.x stream."""
+SPOKEN: tuple[str, ...] = (PROTOCOL_VERSION, "1.1")
+"""The versions whose stream this server sends, oldest first: ``ag_ui``'s own (1.0), and 1.1."""
+NEWEST = SPOKEN[-1]
+ADDED_IN_1_1 = "encryptedValueType"
+"""What 1.1 adds to 1.0 (``docs/spec/1.1/changelog``): an optional field beside every ``encryptedValue``."""
+
+
+def generation(declared: str | None) -> str:
+    """The stream a client that declared ``declared`` gets: :data:`LEGACY` (it declared nothing, or a numeric
+    version older than 1.0: ``"0.9"``, also ``"0.0.59"``), else the newest version we speak that is not newer
+    than its own (``"1.0"``, ``"1.1"``). A declaration newer than :data:`NEWEST`, or unreadable, gets the newest
+    stream with a warning: never a refusal."""
+    if declared is None:
+        return LEGACY
+    version = _version(declared) if _NUMERIC.fullmatch(declared) else None  # asked once per request
+    if version is not None and version < _version(SPOKEN[0]):
+        return LEGACY
+    if version is None or version > _version(NEWEST):
+        logger.warning("the client declared AG-UI protocol version %r; this server speaks %s at most: it gets the "
+                       "%s stream", declared[:40], NEWEST, NEWEST)
+        return NEWEST
+    return next(spoken for spoken in reversed(SPOKEN) if _version(spoken) <= version)
 
 
 def speaks_legacy(declared: str | None) -> bool:
-    """Whether a client that declared ``declared`` gets the 0.0.x stream: it declared nothing, or a numeric
-    version older than ours (``"0.9"``, also ``"0.0.59"``). A newer or unreadable declaration gets the 1.0
-    stream with a warning."""
-    if declared is None:
-        return True
-    version = _version(declared) if _NUMERIC.fullmatch(declared) else None  # asked once per request
-    if version is not None and version < _OURS:
-        return True
-    if version is None or version > _OURS:
-        logger.warning("the client declared AG-UI protocol version %r; this server speaks %s: proceeding",
-                       declared[:40], PROTOCOL_VERSION)
-    return False
+    """Whether a client that declared ``declared`` gets the 0.0.x stream (:func:`generation`)."""
+    return generation(declared) == LEGACY
 
 
 def rewritten(framing: Framing, rewrite: Callable[[BaseEvent], BaseEvent]) -> Framing:
@@ -81,11 +98,18 @@ def rewritten(framing: Framing, rewrite: Callable[[BaseEvent], BaseEvent]) -> Fr
 
 
 def rewrite_for(framing: Framing, declared: str | None) -> Callable[[BaseEvent], BaseEvent]:
-    """How each event is rewritten for a client that declared ``declared`` reading ``framing`` (a resumable
-    run stores the rewritten events, ``server/resumable/run_routes.py``)."""
-    if not speaks_legacy(declared):
-        return declared_event
-    return legacy_proto_event if framing.media_type == PROTO.media_type else legacy_event
+    """How each event is rewritten for a client that declared ``declared`` reading ``framing`` (each reader of a
+    resumable run its own, ``server/resumable/run_routes.py``)."""
+    return as_sent(declared, proto=framing.media_type == PROTO.media_type)
+
+
+def as_sent(declared: str | None, *, proto: bool = False) -> Callable[[BaseEvent], BaseEvent]:
+    """The rewrite of each event for a client that declared ``declared`` (:func:`generation`); ``proto``: it
+    reads the protobuf framing."""
+    kind = generation(declared)
+    if kind == LEGACY:
+        return legacy_proto_event if proto else legacy_event
+    return declared_event if kind == SPOKEN[0] else newest_event
 
 
 def _composed(frame: Callable[[BaseEvent], bytes], rewrite: Callable[[BaseEvent], BaseEvent]
@@ -96,10 +120,38 @@ def _composed(frame: Callable[[BaseEvent], bytes], rewrite: Callable[[BaseEvent]
 
 
 def declared_event(event: BaseEvent) -> BaseEvent:
-    """A 1.0 client's event: RUN_STARTED declares the version the stream speaks."""
+    """A 1.0 client's event: RUN_STARTED declares the version the stream speaks, and a MESSAGES_SNAPSHOT holds
+    no 1.1 ``encryptedValueType`` (a message a 1.1 client kept in a server-side thread: a 1.0 client would
+    strip it, and never returns it)."""
     if isinstance(event, RunStartedEvent) and event.protocol_version is None:
         return event.model_copy(update={"protocol_version": PROTOCOL_VERSION})
+    if isinstance(event, MessagesSnapshotEvent):
+        return _without_1_1(event)
     return event
+
+
+def newest_event(event: BaseEvent) -> BaseEvent:
+    """A 1.1 (or newer) client's event: RUN_STARTED declares 1.1; everything else is the 1.0 event as it is, what
+    the client sent of 1.1 included (an ``encryptedValueType`` is kept, unread, beside its ``encryptedValue``)."""
+    if isinstance(event, RunStartedEvent) and event.protocol_version is None:
+        return event.model_copy(update={"protocol_version": NEWEST})
+    return event
+
+
+def _without_1_1(event: MessagesSnapshotEvent) -> MessagesSnapshotEvent:
+    """``event`` without any ``encryptedValueType`` of its messages and their tool calls (the same object when it
+    holds none: the common case costs a look at each message's extra fields)."""
+    def has(model: Any) -> bool:
+        return ADDED_IN_1_1 in (model.model_extra or ())
+
+    if not any(has(m) or any(has(c) for c in getattr(m, "tool_calls", None) or ()) for m in event.messages):
+        return event
+    messages = _dump(event.messages)
+    for message in messages:
+        message.pop(ADDED_IN_1_1, None)
+        for call in message.get("toolCalls") or ():
+            call.pop(ADDED_IN_1_1, None)
+    return MessagesSnapshotEvent.model_validate({**_dump(event), "messages": messages})
 
 
 def legacy_event(event: BaseEvent, *, proto: bool = False) -> BaseEvent:
@@ -149,7 +201,9 @@ def _legacy_finish(event: RunFinishedEvent) -> RunFinishedEvent:
 
 
 def _legacy_snapshot(event: MessagesSnapshotEvent) -> MessagesSnapshotEvent:
-    """0.0.59's tool message content is a string, and its input parts' sources are ``data`` or ``url``."""
+    """0.0.59's tool message content is a string, and its input parts' sources are ``data`` or ``url``; 1.1's
+    ``encryptedValueType`` is not sent."""
+    event = _without_1_1(event)
     messages = _dump(event.messages)
     changed = False
     for message in messages:
