@@ -86,7 +86,7 @@ def refused(response: httpx.Response | tuple[int, httpx.Headers, bytes], cause: 
         if isinstance(response, httpx.Response) else response
     assert status == 503, content
     assert headers["retry-after"] == "1"
-    assert headers["connection"] == "close"  # the retry comes on a new connection, to whichever worker accepts it
+    assert headers.get("connection") != "close"  # a refusal is cheap: the connection serves the client's retry
     detail = httpx.Response(503, content=content).json()["detail"]
     assert detail["code"] == "OVERLOADED" and detail["cause"] == cause, detail
     assert "nothing was started" in detail["message"]

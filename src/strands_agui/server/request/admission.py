@@ -36,8 +36,8 @@ it does not drift up under a sustained load; ``max_lag`` bounds the threshold, s
 ceiling alone.
 
 **Several workers** (``serve --workers N``) share one listening socket: a new connection goes to the worker that
-accepts it first, and a saturated worker's loop, lagging, accepts later than an idle one's. A refusal closes its
-connection, so a client's retry does not stay on the worker that refused it (a kept-alive connection would).
+accepts it first, and a saturated worker's loop, lagging, accepts later than an idle one's, so new connections go
+to the idle workers more. A refusal keeps its connection open (closing it cost more goodput than it spread).
 
 **Resumable runs** are refused (503, cause ``event_store``) while the event store's connections are all taken
 (``RedisEvents.saturated``): a run accepted as resumable must be able to store its events, not lose them to a
@@ -248,10 +248,10 @@ class Admission:
 
 
 def overloaded(cause: str, why: str, limit: int, retry_after: int) -> Response:
-    """503 ``OVERLOADED``: the cause, the limit, what to do; nothing was started. The connection is closed after it
-    (``Connection: close``), so the client's retry comes on a new connection, which the kernel hands to whichever
-    worker of ``serve --workers N`` accepts first: an idle one, sooner than the saturated one, whose loop lags."""
+    """503 ``OVERLOADED``: the cause, the limit, what to do; nothing was started. The connection stays open: closing
+    it (so that a retry would come on a new connection, to whichever worker accepts it) cost more than it spread
+    (``docs/benchmarks.md``, "Tried and dropped")."""
     detail = {"code": "OVERLOADED", "cause": cause, "limit": limit, "inFlight": IN_FLIGHT.runs,
               "message": f"{why}: retry after {retry_after} s; nothing was started"}
     return Response(json.dumps({"detail": detail}), status_code=503, media_type="application/json",
-                    headers={"Retry-After": str(retry_after), "Connection": "close"})
+                    headers={"Retry-After": str(retry_after)})
