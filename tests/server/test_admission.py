@@ -45,7 +45,7 @@ SMALL = AdmissionPolicy(max_runs=2, adaptive=False)
 @pytest.fixture(autouse=False)
 def idle() -> Iterator[None]:
     """No run of an earlier test is still counted in flight (a limit of 2 counts every run of the process)."""
-    wait_until(lambda: IN_FLIGHT.runs == 0, 30)
+    wait_until(lambda: IN_FLIGHT.runs == 0, 120)  # a detached resumable run of another file ends within 60 s
     yield
 
 
