@@ -40,7 +40,7 @@ accepts it first, and a saturated worker's loop, lagging, accepts later than an 
 to the idle workers more. A refusal keeps its connection open (closing it cost more goodput than it spread).
 
 **Resumable runs** are refused (503, cause ``event_store``) while the event store's connections are all taken
-(``RedisEvents.saturated``): a run accepted as resumable must be able to store its events, not lose them to a
+(``RedisEvents.busy``): a run accepted as resumable must be able to store its events, not lose them to a
 pool that ran dry.
 """
 
