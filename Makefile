@@ -10,7 +10,8 @@
 #   make diagrams  render the state-machine diagrams into diagrams/ (and the console's copy)
 #   make proto     regenerate server/transport/proto/agui_v1/*_pb2.py(i) from the vendored AG-UI .proto files
 #   make screenshots  the console screenshots in docs/ (headless Chromium)
-#   make bench     strands-agui vs ag_ui_strands==1.0.2 and the no-adapter floor: closed loop, open loop, in process
+#   make bench     strands-agui vs ag_ui_strands==1.0.2 and the no-adapter floor: closed loop, open loop, in process,
+#                  past saturation (bench/overload.py)
 #   make bench-profile  py-spy on ours and the floor at 20 runs/s: where the CPU per run goes (bench/profile.py)
 #   make soak      server RSS over 10,000 runs on new threads (RUNS=...)
 #   make fuzz      10,000 generated Strands runs through the translator, 2,000 runs with an injected fault,
@@ -169,6 +170,9 @@ THREADS_ARGS ?=
 # WORKERS_ARGS: the workers part (`serve --workers 1` and `2`, threads in files, resumable runs in Redis); after
 # the rates, 3 bisection probes per server around the rate it holds (--refine): 5.6-6.3 min in all
 WORKERS_ARGS ?= --rates 50,75,100,125,150,200 --seconds 10 --refine 3
+# OVERLOAD_ARGS: the overload part (bench/overload.py: each server's held rate, then 2x and 4x of it for 15 s;
+# `serve x1`, `serve x2`, upstream, the floor; then the serve ones stateful): about 4 + 3 min
+OVERLOAD_ARGS ?=
 bench: deps bench-deps
 	$(PYTHON) -m bench.http $(SERVER_ARGS) $(ARGS)
 	$(PYTHON) -m bench.openloop $(SERVER_ARGS) $(OPEN_ARGS)
@@ -177,6 +181,8 @@ bench: deps bench-deps
 	$(PYTHON) -m bench.resumable
 	$(PYTHON) -m bench.threads --s3 $(THREADS_ARGS)
 	$(PYTHON) -m bench.openloop --servers floor --serve-workers 1,2 --stateful $(WORKERS_ARGS)
+	$(PYTHON) -m bench.overload $(OVERLOAD_ARGS)
+	$(PYTHON) -m bench.overload --stateful --servers 'serve x1,serve x2' $(OVERLOAD_ARGS)
 
 # instructions per run (valgrind): an A/B of one change on a shared machine, e.g. ARGS='--servers ours --runs 10'
 bench-instructions: deps bench-deps

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
@@ -161,9 +162,11 @@ def create_app(adapters: tuple[str, ...] = ADAPTERS, model: str = "yielding", en
 def __getattr__(name: str) -> FastAPI:
     """``bench.apps:served``: ours alone on the paced model, what ``strands-agui serve --app bench.apps:served``
     serves (``bench.openloop --serve-workers``): each uvicorn worker imports it and builds its own; ``serve``'s
-    ``--threads``, ``--resumable`` and ``--events`` reach the endpoint through the serve environment."""
+    ``--threads``, ``--resumable`` and ``--events`` reach the endpoint through the serve environment.
+    ``$BENCH_ADMISSION=off``: admission control off (``bench.overload`` measures the rate a server holds so)."""
     if name == "served":
-        return create_app(("ours",), "paced")
+        off = os.environ.get("BENCH_ADMISSION") == "off"
+        return create_app(("ours",), "paced", {"admission": None} if off else None)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -90,6 +90,11 @@ async def read_run(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, p
     head = await reader.readuntil(b"\r\n\r\n")
     if not head.startswith(b"HTTP/1.1 200"):
         raise RuntimeError(head.decode(errors="replace"))
+    return await read_body(reader)
+
+
+async def read_body(reader: asyncio.StreamReader) -> Reply:
+    """Read a run's chunked body after its 200 head; raises unless its last frame is RUN_FINISHED."""
     first = words = 0.0
     last, chunks = b"", 0
     while True:
@@ -172,10 +177,12 @@ def free_port() -> int:
 Server = tuple[int, int]  # (port, pid)
 
 
-def start_server(port: int, args: Sequence[str] = (), command: Sequence[str] | None = None) -> subprocess.Popen[bytes]:
+def start_server(port: int, args: Sequence[str] = (), command: Sequence[str] | None = None,
+                 stderr: Any = None) -> subprocess.Popen[bytes]:
     """``python -m bench.apps --port port *args`` (or ``command``, serving on ``port``), once it answers
-    ``GET /ping``."""
-    server = subprocess.Popen(command or [sys.executable, "-m", "bench.apps", "--port", str(port), *args])
+    ``GET /ping``; ``stderr``: where its log goes (default: this process's)."""
+    server = subprocess.Popen(command or [sys.executable, "-m", "bench.apps", "--port", str(port), *args],
+                              stderr=stderr)
     deadline = time.monotonic() + 30
     while True:
         try:

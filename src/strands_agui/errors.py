@@ -62,6 +62,10 @@ REFUSAL_CODES: dict[str, str] = {
     "runs as it may, or the event store is full of live runs (which are never evicted). The body's detail names "
     "the limit (live_runs_per_principal, runs, live_runs, bytes) and its maximum; let a run end or cancel one, "
     "then retry. Nothing was started.",
+    "OVERLOADED": "HTTP 503 (with Retry-After) for a new run: the worker is serving as many runs as it can at their "
+    "normal latency (cause runs_in_flight; the limit is learned from its event loop's lag), or a resumable run's "
+    "events could not be stored now (cause event_store). The body's detail names the cause, the limit and the runs "
+    "in flight; retry after Retry-After seconds, on any worker. Nothing was started.",
 }
 
 _BY_CLASS_NAME: dict[str, str] = {

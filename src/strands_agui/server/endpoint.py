@@ -52,6 +52,7 @@ from typing import Annotated, Any, Unpack
 
 from ag_ui.core import RunAgentInput, Tool
 from fastapi import Depends, FastAPI, Request
+from fastapi.responses import JSONResponse
 
 from ..environment import ServeEnvironment
 from ..runtime.agent import StrandsAgent
@@ -60,6 +61,7 @@ from .console.inspector import inspected_run, wants_inspection
 from .console.page import list_in_console
 from .observability.metrics import AgentMetrics, add_metrics_route
 from .observability.observation import Observability
+from .request.admission import Admission, AdmissionPolicy, LoopLimit, loop_limit
 from .request.negotiation import negotiate, produced_media_types
 from .request.openapi import RUN_RESPONSES, document_message_roles
 from .request.principals import principal_of
@@ -67,12 +69,13 @@ from .request.validation import run_route, validated_run_input
 from .resumable.run_routes import Resumable, add_run_routes, resumable_runs
 from .settings import EndpointOptions, EndpointSettings, settings_with, takes_settings
 from .threads_api import add_thread_routes
+from .transport.inflight import IN_FLIGHT
 from .transport.pacing import Pacer
 from .transport.proto import PROTO_MEDIA_TYPE
 from .transport.streaming import FRAMINGS, RunStream
 from .transport.versions import rewrite_for, rewritten
 
-__all__ = ["add_strands_fastapi_endpoint", "served_agent"]
+__all__ = ["add_ready_route", "add_strands_fastapi_endpoint", "served_agent"]
 
 
 # ----------------------------------------------------------------------------- public API
@@ -102,6 +105,8 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
     _add_run_route(app, agent, path, settings, runs, observability)
     _add_capabilities_route(app, agent, path, settings, resumable=runs is not None)
     add_thread_routes(app, agent, path, settings, runs)
+    if settings.admission is not None and settings.ready_path is not None:
+        add_ready_route(app, settings.ready_path, settings.admission)
     if runs is not None:
         add_run_routes(app, path, runs, dependencies=settings.route_dependencies, name=settings.name or agent.name,
                        keepalive=settings.keepalive_seconds, coalesce=settings.coalesce_seconds,
@@ -212,12 +217,48 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
     app.router.add_api_route(
         path, run_agent, methods=["POST"], response_class=RunStream, status_code=200,
         dependencies=settings.route_dependencies,
-        route_class_override=run_route(settings.limits, settings.fetch_media),
+        route_class_override=run_route(settings.limits, settings.fetch_media,
+                                       _admission(settings, runs, observability)),
         name=settings.name or agent.name,
         summary=f"Run {agent.name}",
         description=agent.description or "Run the agent; AG-UI events stream back as SSE (or protobuf, by Accept).",
         responses=RUN_RESPONSES,
     )
+
+
+def _admission(settings: EndpointSettings, runs: Resumable | None, observability: Observability) -> Admission | None:
+    """The endpoint's admission control (``request/admission.py``): its refusals and limit in its metrics; a
+    resumable endpoint's runs refused while their events could not be stored."""
+    if settings.admission is None:
+        return None
+    metrics = observability.metrics
+
+    def watch(limit: LoopLimit) -> None:
+        if metrics is not None:
+            metrics.admitting(limit.limit, limit.lag)
+
+    return Admission(settings.admission, store_busy=runs.store_busy if runs is not None else None,
+                     refused=metrics.refused if metrics is not None else None,
+                     watch=watch if metrics is not None else None)
+
+
+def add_ready_route(app: FastAPI, path: str, policy: AdmissionPolicy) -> None:
+    """``GET path`` (once per app; unauthenticated, not in the OpenAPI document): 200 ``{"status": "ready"}`` while
+    the worker answering admits new runs, 503 ``{"status": "saturated"}`` with ``Retry-After`` while it refuses them;
+    both with ``inFlight`` and ``limit``. A balancer's readiness check (``docs/capacity.md``: nginx, Kubernetes)."""
+    if any(getattr(route, "path", None) == path for route in app.router.routes):
+        return
+
+    async def ready() -> JSONResponse:
+        """Whether this worker admits a new run now (admission control, ``request/admission.py``)."""
+        limit = loop_limit(policy)
+        body = {"inFlight": IN_FLIGHT.runs, "limit": limit.ceiling}
+        if limit.saturated():
+            return JSONResponse({"status": "saturated", **body}, status_code=503,
+                                headers={"Retry-After": str(policy.retry_after)})
+        return JSONResponse({"status": "ready", **body})
+
+    app.add_api_route(path, ready, methods=["GET"], name="ready", include_in_schema=False)
 
 
 def _add_capabilities_route(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings, *,

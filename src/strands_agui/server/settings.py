@@ -22,12 +22,14 @@ from fastapi import Depends, params
 from ..config import InvocationStateProvider, MediaFetchPolicy
 from ..runtime.sessions import SessionStore
 from .observability.metrics import DEFAULT_METRICS_PATH
+from .request.admission import AdmissionPolicy
 from .request.principals import principal_dependency
 from .request.validation import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MESSAGES, RequestLimits
 from .resumable.run_routes import Resumable
 from .transport.streaming import COALESCE_SECONDS
 
 DEFAULT_KEEPALIVE_SECONDS = 15.0
+DEFAULT_READY_PATH = "/ready"
 
 
 class _Unset:
@@ -77,6 +79,11 @@ class EndpointSettings:
     (``mount_console``) lists for the
     endpoint besides its name and description: ``prompts`` it suggests trying, ``frontend_tools`` (AG-UI ``Tool``
     objects or their dicts) the page declares in each request, ``initial_state`` a new thread starts with.
+    ``admission`` (on by default; None: off) refuses a new run (503 ``OVERLOADED``, ``Retry-After``) while this
+    worker cannot serve it at its normal latency, the limit learned from the event loop's lag, and a resumable run
+    while its events cannot be stored (``server/request/admission.py``, ``docs/capacity.md``); with it,
+    ``GET ready_path`` (None: no such route) answers 200 while the worker answering admits runs, 503 while it
+    refuses them: a balancer's readiness check.
     """
 
     auth: Callable[..., Any] | None = None
@@ -97,6 +104,8 @@ class EndpointSettings:
     prompts: Sequence[str] = ()
     frontend_tools: Sequence[Tool | Mapping[str, Any]] = ()
     initial_state: Mapping[str, Any] | None = None
+    admission: AdmissionPolicy | None = AdmissionPolicy()
+    ready_path: str | None = DEFAULT_READY_PATH
 
     def __post_init__(self) -> None:
         _ = self.limits  # RequestLimits refuses a limit that is not a positive int
@@ -110,6 +119,8 @@ class EndpointSettings:
             raise ValueError(f"keepalive_seconds must be positive, not {self.keepalive_seconds!r}")
         if not 0 <= self.coalesce_seconds < float("inf"):
             raise ValueError(f"coalesce_seconds must be a finite number >= 0, not {self.coalesce_seconds!r}")
+        if self.admission is not None and not isinstance(self.admission, AdmissionPolicy):
+            raise TypeError(f"admission must be an AdmissionPolicy or None, not {type(self.admission).__name__}")
 
     @property
     def limits(self) -> RequestLimits:
@@ -169,6 +180,8 @@ class EndpointOptions(TypedDict, total=False):
     prompts: Sequence[str]
     frontend_tools: Sequence[Tool | Mapping[str, Any]]
     initial_state: Mapping[str, Any] | None
+    admission: AdmissionPolicy | None
+    ready_path: str | None
 
 
 class AppOptions(EndpointOptions, total=False):

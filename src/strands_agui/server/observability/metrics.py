@@ -50,6 +50,13 @@ class ProcessMetrics:
                             ["agent"], multiprocess_mode="livesum")
         self.reconnects = Counter("strands_agui_reconnects", "GET runs/{runId}/events requests, by status code",
                                   ["agent", "status"])
+        self.refused = Counter("strands_agui_refused_runs", "Runs refused before they started (503 OVERLOADED), by "
+                               "cause: runs_in_flight, event_store", ["agent", "cause"])
+        self.run_limit = Gauge("strands_agui_run_limit", "Runs in flight a worker admits now (admission control's "
+                               "learned limit; summed over workers)", ["agent"], multiprocess_mode="livesum")
+        self.loop_lag = Gauge("strands_agui_loop_lag_seconds", "A worker's event loop lag, the mean of the last "
+                              "window admission control measured (the highest worker's)", ["agent"],
+                              multiprocess_mode="livemax")
 
 
 @cache
@@ -74,6 +81,14 @@ class AgentMetrics:
 
     def reconnected(self, status: int) -> None:
         self.metrics.reconnects.labels(self.agent, str(status)).inc()
+
+    def refused(self, cause: str) -> None:
+        self.metrics.refused.labels(self.agent, cause).inc()
+
+    def admitting(self, limit: float, lag: float) -> None:
+        """Admission control's limit and the loop lag it measured, after each adjustment."""
+        self.metrics.run_limit.labels(self.agent).set(limit)
+        self.metrics.loop_lag.labels(self.agent).set(lag)
 
 
 def add_metrics_route(app: FastAPI, path: str = DEFAULT_METRICS_PATH,

@@ -40,6 +40,8 @@ from jsonschema.validators import validator_for
 from ...config import MediaFetchPolicy
 from ...runtime.conversation import MEDIA_FORMATS, TOOL_RESULT_MEDIA
 from ...runtime.run_thread import held_marker
+from ..transport.streaming import RunStream
+from .admission import Admission
 from .forward_compat import forward_compatible
 from .media import IMAGE_MAGIC, MEDIA_PARTS, fetch_parts, scheme_problem
 
@@ -184,24 +186,42 @@ def _where(path: tuple[str | int, ...]) -> str:
 
 
 class LimitedRoute(APIRoute):
-    """The run route: FastAPI's own request handling, with :class:`_LimitedRequest` reading the body."""
+    """The run route: FastAPI's own request handling, with :class:`_LimitedRequest` reading the body, after
+    admission control (``admission.py``) admitted the run: a refused one is answered before its body is read."""
 
     limits: RequestLimits = RequestLimits()
     media: MediaFetchPolicy | None = None  # the endpoint's fetch_media
+    admission: Admission | None = None  # the endpoint's (None: every run admitted)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
         request_class = type("LimitedRequest", (_LimitedRequest,), {"limits": self.limits})
+        admission = self.admission
 
         async def limited(request: Request) -> Response:
-            return await handler(request_class(request.scope, request.receive))
+            if admission is None:
+                return await handler(request_class(request.scope, request.receive))
+            held = admission.admit()
+            if isinstance(held, Response):
+                return held  # 503: refused before anything of the request was read
+            try:
+                response = await handler(request_class(request.scope, request.receive))
+            except BaseException:
+                held.leave()
+                raise
+            if isinstance(response, RunStream):
+                response.held = held  # the driver leaves it at the run's end
+            else:
+                held.leave()
+            return response
 
         return limited
 
 
-def run_route(limits: RequestLimits, media: MediaFetchPolicy | None = None) -> type[APIRoute]:
-    """The route class for one endpoint's limits and media fetching (``route_class_override``)."""
-    return type("LimitedRoute", (LimitedRoute,), {"limits": limits, "media": media})
+def run_route(limits: RequestLimits, media: MediaFetchPolicy | None = None,
+              admission: Admission | None = None) -> type[APIRoute]:
+    """The route class for one endpoint's limits, media fetching and admission (``route_class_override``)."""
+    return type("LimitedRoute", (LimitedRoute,), {"limits": limits, "media": media, "admission": admission})
 
 
 # ----------------------------------------------------------------------------- what the schema cannot say

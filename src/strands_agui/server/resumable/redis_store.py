@@ -67,8 +67,8 @@ class RedisEvents:
         self.url, self.prefix, self.max_events, self.ttl, self.timeout = url, prefix, max_events, ttl, timeout
         self.max_live_runs, self.max_live_runs_per_principal = max_live_runs, max_live_runs_per_principal
         self.max_connections = max_connections
-        # one client (its pool) and one watch per event loop: each worker has its own
-        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Watch]] = \
+        # one client (its pool), one watch and one count of calls under way per event loop: each worker has its own
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[Any, Watch, _Calls]] = \
             weakref.WeakKeyDictionary()
         self.running: dict[str, RedisRunLog] = {}  # this process's live runs, by key
 
@@ -84,7 +84,7 @@ class RedisEvents:
             retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
             retry_on_error=[RedisConnectionError], **options)
 
-    def _loop(self) -> tuple[Any, Watch]:
+    def _loop(self) -> tuple[Any, Watch, _Calls]:
         import redis.asyncio as aioredis
 
         loop = asyncio.get_running_loop()
@@ -95,7 +95,7 @@ class RedisEvents:
             watch = Watch(f"{self.prefix}:wake:{uuid.uuid4().hex}", max(1, int(self.ttl)), self.call,
                           lambda: self._connect(max_connections=1, timeout=None,  # a blocked read: 1 s, then answers
                                                 socket_timeout=READ_BLOCK_SECONDS + self.timeout))
-            found = self._loops[loop] = (client, watch)
+            found = self._loops[loop] = (client, watch, _Calls())
         return found
 
     def client(self) -> Any:
@@ -112,13 +112,29 @@ class RedisEvents:
         return f"{self.prefix}:live" if principal is None else f"{self.prefix}:live:{digest(principal)[:32]}"
 
     async def call(self, make: Callable[[Any], Any]) -> Any:
-        """One Redis command (or pipeline, or script); any Redis failure is :class:`StoreUnavailable`."""
+        """One Redis command (or pipeline, or script); any Redis failure is :class:`StoreUnavailable`. Counted while
+        it waits for a connection or holds one (:meth:`busy`)."""
         import redis.exceptions
 
+        client, _watch, calls = self._loop()
+        calls.under_way += 1
         try:
-            return await make(self.client())
+            return await make(client)
         except (redis.exceptions.RedisError, OSError) as exc:
             raise StoreUnavailable(f"the event store at {self.url} cannot be reached: {exc}") from exc
+        finally:
+            calls.under_way -= 1
+
+    def busy(self) -> str | None:
+        """Why a new run's events could not be stored now: this loop's calls hold every connection of its pool (the
+        next one waits for a free one, at most ``timeout``, then its run's log stops), so admission control refuses
+        new resumable runs (``server/request/admission.py``) rather than accept runs that would lose their events.
+        None while a connection is free."""
+        found = self._loops.get(asyncio.get_running_loop())
+        if found is None or found[2].under_way < self.max_connections:
+            return None
+        return (f"the event store's {self.max_connections} connections of this worker are all in use "
+                f"({found[2].under_way} calls under way)")
 
     async def script(self, source: str, keys: list[str], args: list[Any]) -> Any:
         return await self.call(lambda r: r.eval(source, len(keys), *keys, *args))
@@ -248,6 +264,15 @@ class RedisEvents:
             return "ended"
         await self.call(lambda r: r.set(self.key(run_id, "cancel"), "1", ex=int(self.ttl)))
         return "requested"
+
+
+class _Calls:
+    """One loop's Redis calls under way (waiting for a connection of its pool, or holding one)."""
+
+    __slots__ = ("under_way",)
+
+    def __init__(self) -> None:
+        self.under_way = 0
 
 
 def _read(reader: str, stream: str, position: str) -> Callable[[Any], Any]:

@@ -123,6 +123,12 @@ class Resumable:
             raise unavailable(exc) from exc
         return RunTap(run_id, log, cancel, self.detach)
 
+    def store_busy(self) -> str | None:
+        """Why a new run's events could not be stored now (its store's connections are all taken: a run accepted
+        then would lose its events), None when they can; asked by admission control before the run's body is read."""
+        busy = getattr(self.store, "busy", None)
+        return busy() if callable(busy) else None
+
     async def on_thread(self, input_data: RunAgentInput, principal: str | None) -> None:
         """Name the run (started) as its thread's live run, with its new messages (``live_messages``) and when it
         started; a store that fails is logged (the run goes on; the thread API then names no live run)."""

@@ -32,7 +32,7 @@ from ag_ui.core import RunErrorEvent
 from ...core.machine import Table, sources
 from ...runtime.loop import unwind as unwind_run
 from .frames import TERMINAL, Encode, OpenCalls, encode_or_error
-from .inflight import IN_FLIGHT
+from .inflight import Held
 from .pacing import Pacer
 
 # the served runs' one logger, as before the driver
@@ -91,8 +91,10 @@ class RunDriver:
 
     def __init__(self, events: AsyncIterator[Any], encode: Encode, sink: Sink, *, keepalive: float,
                  coalesce: float, keepalive_frame: bytes | None,
-                 linger: Callable[[], Awaitable[str]] | None = None, pace: Pacer | None = None) -> None:
+                 linger: Callable[[], Awaitable[str]] | None = None, pace: Pacer | None = None,
+                 held: Held | None = None) -> None:
         self.events, self.encode, self.sink = events, encode, sink
+        self.held = held  # the run's place in ``IN_FLIGHT`` when admission control took it already
         self.pace = pace or Pacer()  # the run's fairness (the endpoint hands the same pacer to the run)
         self.keepalive, self.stall = keepalive, 2 * keepalive
         self.coalesce = min(coalesce, keepalive)
@@ -129,7 +131,7 @@ class RunDriver:
         host = asyncio.current_task()
         assert host is not None
         watcher = loop.create_task(self._watch(host), name="strands-agui-watch")
-        IN_FLIGHT.enter()
+        held = self.held or Held()
         try:
             finished = await self._stream()
             watcher.cancel()  # before the end of the response: the client may send its next request at once
@@ -138,7 +140,7 @@ class RunDriver:
                     await self.sink.end()
             return finished
         finally:
-            IN_FLIGHT.leave()
+            held.leave()
             self._cancel_due()
             watcher.cancel()
             await asyncio.wait({watcher})

@@ -73,6 +73,7 @@ from starlette.types import Receive, Scope, Send
 
 from .driver import RunDriver
 from .frames import Encode
+from .inflight import Held
 from .pacing import Pacer
 from .proto import PROTO_MEDIA_TYPE, proto_frame
 
@@ -167,6 +168,7 @@ class RunStream(StreamingResponse):
     driver makes its own)."""
 
     media_type = SSE.media_type  # what OpenAPI documents for the route
+    held: Held | None = None  # the run's place in ``IN_FLIGHT`` taken at its admission (``request/admission.py``)
 
     def __init__(self, events: AsyncIterator[Any], *, framing: Framing = SSE, keepalive: float = 15.0,
                  coalesce: float = COALESCE_SECONDS, encode: Encode | None = None,
@@ -193,10 +195,14 @@ class RunStream(StreamingResponse):
         sink = AsgiSink(receive, send, self.before_write)
         driver = RunDriver(self.events, encode, sink, keepalive=self.keepalive,
                            coalesce=self.coalesce, keepalive_frame=self.framing.keepalive, linger=self.linger,
-                           pace=self.pace)
-        with nullcontext() if observation is None else observation.observing(driver):
-            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-            await driver.drive()
+                           pace=self.pace, held=self.held)
+        try:
+            with nullcontext() if observation is None else observation.observing(driver):
+                await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+                await driver.drive()
+        finally:
+            if self.held is not None:  # given back whatever happened before the driver took it
+                self.held.leave()
 
 
 class AsgiSink:
