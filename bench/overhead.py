@@ -33,7 +33,7 @@ from strands import Agent
 from strands_agui import StrandsAgent
 from strands_agui.core.facts import NO_FACTS
 from strands_agui.runtime.loop import translate
-from strands_agui.runtime.runlog import RecordedRun, Recorder, read_log
+from strands_agui.runtime.recordings import RecordedRun, Recorder, read_log
 from strands_agui.server.transport.streaming import sse_frame
 from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.support.scenarios import run_input

@@ -29,8 +29,9 @@ from bench.openloop import SERVERS, Target, offer
 
 RULES: tuple[tuple[str, str, str], ...] = (
     # (row, mode, regex on one frame "function (file:line)"); "any" rules win, in order
-    ("building the run's agent", "any", r"strands_agui/runtime/agents\.py|^Agent\.__init__ \(strands/agent/agent\.py"),
-    ("session / pause lookups (ours)", "any", r"strands_agui/runtime/(sessions|pause)\.py"),
+    ("building the run's agent", "any",
+     r"strands_agui/runtime/building/run_agent\.py|^Agent\.__init__ \(strands/agent/agent\.py"),
+    ("session / pause lookups (ours)", "any", r"strands_agui/runtime/(storage/sessions|pause)\.py"),
     ("request: FastAPI dependencies, body parsing + pydantic validation", "any", r"fastapi/dependencies/"),
     ("request: our checks (validation.py, negotiation.py)", "any",
      r"^(?!LimitedRoute\.get_route_handler).*strands_agui/server/(validation|negotiation)\.py"),
@@ -45,7 +46,7 @@ RULES: tuple[tuple[str, str, str], ...] = (
     ("the floor's route (bench/apps.py)", "leaf", r"^add_floor\."),
     ("Strands' own run", "leaf", r"strands/"),
     ("our translator + machine (core/, transitions)", "leaf", r"strands_agui/core/|transitions/"),
-    ("our run loop (runtime/loop.py and agent.py)", "leaf", r"strands_agui/runtime/"),
+    ("our run loop (runtime/loop.py and adapter.py)", "leaf", r"strands_agui/runtime/"),
     ("our stream: frames, coalescing, watcher (streaming.py, driver.py)", "leaf",
      r"strands_agui/server/(streaming|driver)\.py"),
     ("resumable runs: event log, ids (resumable.py, events.py)", "leaf", r"strands_agui/server/(resumable|events)\.py"),

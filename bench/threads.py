@@ -33,8 +33,8 @@ from ag_ui.encoder import EventEncoder
 from strands import Agent
 
 from strands_agui import FileSessions, StrandsAgent
-from strands_agui.runtime.sessions import SessionStore
-from strands_agui.runtime.thread_store import StoredThread, Threads
+from strands_agui.runtime.storage.sessions import SessionStore
+from strands_agui.runtime.storage.threads import StoredThread, Threads
 from strands_agui.server.transport.streaming import sse_frame
 from strands_agui.tooling.scripted import ScriptedModel, Text
 

@@ -15,10 +15,10 @@ from .config import (
 )
 from .environment import env_flag
 from .errors import ERROR_CODES
-from .runtime.agent import StrandsAgent
-from .runtime.runlog import RecordedRun, Recorder, read_log
-from .runtime.s3sessions import S3Sessions
-from .runtime.sessions import FileSessions, SessionStore
+from .runtime.adapter import StrandsAgent
+from .runtime.recordings import RecordedRun, Recorder, read_log
+from .runtime.storage.s3sessions import S3Sessions
+from .runtime.storage.sessions import FileSessions, SessionStore
 from .tooling.models import model_from_env
 from .tooling.replay import replay, replay_to_list
 from .tooling.scripted import Reasoning, ScriptedModel, Text, ToolUse, Turn

@@ -96,10 +96,10 @@ when the run comes through the endpoint, else None."""
 TemplateToolsProvider: TypeAlias = Callable[..., Any]
 SessionManagerProvider: TypeAlias = Callable[..., Any]
 """``(input_data) -> SessionManager | None`` (sync or async; a ``principal`` parameter gets the caller's): the
-Strands session of the run's thread (upstream ``ag_ui_strands``' name), see ``runtime/session_provider.py``."""
+Strands session of the run's thread (upstream ``ag_ui_strands``' name), see ``runtime/building/session_provider.py``."""
 """``(request, input_data) -> names | None`` (sync or async; upstream's one-parameter ``(input_data)`` works
 too): the agent's tools one run may use, as names or tool objects; None leaves them all
-(``runtime/tool_selection.py``)."""
+(``runtime/building/tool_selection.py``)."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ class StrandsAgentConfig:
     """Narrows the agent's tools for one run (upstream ``ag_ui_strands``' name): see ``TemplateToolsProvider``."""
     session_manager_provider: SessionManagerProvider | None = None
     """The Strands ``SessionManager`` of each run's thread (upstream ``ag_ui_strands``' name): Strands restores
-    and persists the thread's conversation and ``agent.state``; see ``runtime/session_provider.py``."""
+    and persists the thread's conversation and ``agent.state``; see ``runtime/building/session_provider.py``."""
     limits: Mapping[str, int] | None = None
     """Strands' per-invocation budget (``{"turns": N, "output_tokens": N, "total_tokens": N}``)."""
     raw_events: bool = False

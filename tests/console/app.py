@@ -18,8 +18,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
 from strands import Agent, tool
 
-from strands_agui.runtime.agent import StrandsAgent
-from strands_agui.runtime.conversation import conversation
+from strands_agui.runtime.adapter import StrandsAgent
+from strands_agui.runtime.building.conversation import conversation
 from strands_agui.server.console.page import mount_console
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.tooling.scripted import Cancel, Fail, ScriptedModel, Text, ToolUse

@@ -1,4 +1,4 @@
-"""The console's approval card edits the call's arguments (``runtime/approval.py``): the resume carries them,
+"""The console's approval card edits the call's arguments (``runtime/building/approval.py``): the resume carries them,
 the tool runs with them, and the tool card then shows the call that ran."""
 
 from __future__ import annotations

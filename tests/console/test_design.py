@@ -14,7 +14,7 @@ import pytest
 from fastapi import FastAPI
 from playwright.sync_api import expect
 
-from strands_agui.runtime.runlog import read_log
+from strands_agui.runtime.recordings import read_log
 from strands_agui.server.console.page import mount_console
 from tests.console.app import build_examples_app
 from tests.console.browser import assistant_texts, open_example, run_inputs, send, wait_idle

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from strands_agui.examples import backend_tool_rendering
-from strands_agui.runtime.runlog import read_log
+from strands_agui.runtime.recordings import read_log
 from strands_agui.tooling.replay import replay_to_list
 from tests.console.browser import open_example, send, wait_idle
 from tests.support.live import LiveServer

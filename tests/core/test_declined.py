@@ -1,6 +1,6 @@
 """No input is dropped silently: every Strands input the run's state cannot take is a declined move
 (``Translator.decline``), a ``Move`` with ``declined`` set that ``on_move`` sees (the inspector shows it in its
-step's ``declined`` list: ``tests/server/test_inspector.py``).
+step's ``declined`` list: ``tests/server/console/test_inspector.py``).
 
 :data:`DECLINES` lists every such case the core has, with how a run reaches it; a test reads the core's source
 for its ``decline`` calls so a new one cannot be added without a line here.

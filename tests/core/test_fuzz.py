@@ -12,7 +12,7 @@ from ag_ui.core import RunAgentInput
 from hypothesis import HealthCheck, given, settings
 
 from strands_agui import StrandsAgentConfig
-from strands_agui.runtime.runlog import RecordedRun, read_log
+from strands_agui.runtime.recordings import RecordedRun, read_log
 from tests.support.fuzz import check, fuzz
 from tests.support.paths import TESTS
 from tests.support.strands_events import FuzzRun, fuzz_runs

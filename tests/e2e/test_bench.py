@@ -84,12 +84,13 @@ def test_the_open_loop_times_runs_from_their_scheduled_start() -> None:
 
 
 def test_profile_rows_take_the_phase_on_the_stack_else_the_innermost_component() -> None:
-    build = ["run (asyncio/events.py:80)", "StrandsAgent.run (strands_agui/runtime/agent.py:91)",
-             "build_run_agent (strands_agui/runtime/agents.py:39)", "Agent.__init__ (strands/agent/agent.py:614)",
+    build = ["run (asyncio/events.py:80)", "StrandsAgent.run (strands_agui/runtime/adapter.py:91)",
+             "build_run_agent (strands_agui/runtime/building/run_agent.py:39)",
+             "Agent.__init__ (strands/agent/agent.py:614)",
              "_discover_methods (strands/plugins/_discovery.py:45)"]
     assert classify(build) == "building the run's agent"
     translate = ["RunStream._frames (strands_agui/server/transport/streaming.py:160)",
-                 "translate (strands_agui/runtime/agent.py:200)",
+                 "translate (strands_agui/runtime/adapter.py:200)",
                  "Translator.handle (strands_agui/core/translator.py:9)"]
     assert classify(translate) == "our translator + machine (core/, transitions)"
     assert classify([*translate[:1], "_SelectorSocketTransport.write (asyncio/selector_events.py:1057)"]) \

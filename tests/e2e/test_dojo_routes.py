@@ -28,7 +28,7 @@ from strands_agui.examples import (
     predictive_state_updates,
     tool_based_generative_ui,
 )
-from strands_agui.runtime.sessions import FileSessions
+from strands_agui.runtime.storage.sessions import FileSessions
 from strands_agui.server.transport.versions import declared_event, legacy_event
 from tests.oracles import CURRENT, LEGACY, check_ag_ui_validate, check_official_client, to_wire_events
 

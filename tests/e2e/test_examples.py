@@ -439,7 +439,7 @@ def test_the_installed_providers_really_construct(monkeypatch):
                                                ({"approved": False, "reason": "too early"}, False)])
 async def test_human_in_the_loop_books_only_when_approved(tmp_path, answer, booked):
     from strands_agui.examples import human_in_the_loop
-    from strands_agui.runtime.sessions import FileSessions
+    from strands_agui.runtime.storage.sessions import FileSessions
 
     agent = human_in_the_loop.build_agent(env=NO_DELAY)
     agent.sessions = FileSessions(tmp_path)

@@ -20,7 +20,7 @@ check at a time each. One that died is replaced transparently; one that overruns
 killed (the check fails with ``subprocess.TimeoutExpired``, as a one-off process would) and replaced on the
 next check; all are killed at interpreter exit. ``AGUI_ORACLE_SERVER=0`` (or ``false``/``no``/``off``)
 falls back to one ``node`` process per check. Live checks against a URL (``tests/server/test_http_oracles.py``,
-``tests/server/test_protocol_versions.py``, ``tests/dojo``) go to the same servers with :func:`run_official_client`
+``tests/server/transport/test_versions.py``, ``tests/dojo``) go to the same servers with :func:`run_official_client`
 (the CLI's arguments in, its report and exit code out).
 
 Usage::

@@ -23,7 +23,7 @@ def test_replay_matches_golden(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 async def test_live_run_equals_replay_of_its_recording(name: str, tmp_path: Path) -> None:
-    from strands_agui.runtime.runlog import Recorder
+    from strands_agui.runtime.recordings import Recorder
 
     scenario = BY_NAME[name]
     log = tmp_path / "run.jsonl"

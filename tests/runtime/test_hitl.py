@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from strands_agui import StrandsAgent, read_log
-from strands_agui.runtime.approval import approval_schema
-from strands_agui.runtime.runlog import Recorder
-from strands_agui.runtime.sessions import FileSessions
+from strands_agui.runtime.building.approval import approval_schema
+from strands_agui.runtime.recordings import Recorder
+from strands_agui.runtime.storage.sessions import FileSessions
 from strands_agui.tooling.testing import assert_matches_golden, dump_events, normalize_ids
 from tests.oracles import assert_valid_stream, check_ag_ui_validate
 from tests.support import hitl_scenarios

@@ -210,7 +210,7 @@ def test_raw_passthrough_strips_invocation_state(client) -> None:
 
 
 def test_context_reaches_the_model_in_the_system_prompt() -> None:
-    from strands_agui.runtime.agents import CONTEXT_HEADING, build_run_agent
+    from strands_agui.runtime.building.run_agent import CONTEXT_HEADING, build_run_agent
     from tests.support.scenarios import run_input
 
     wire = run_input().model_dump(mode="json", by_alias=True)

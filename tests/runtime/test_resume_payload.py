@@ -15,7 +15,7 @@ from ag_ui.core import RunAgentInput
 from strands import Agent, ToolContext, tool
 
 from strands_agui import StrandsAgent, StrandsAgentConfig
-from strands_agui.runtime.sessions import FileSessions
+from strands_agui.runtime.storage.sessions import FileSessions
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.oracles import assert_valid_stream
 

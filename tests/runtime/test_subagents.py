@@ -15,7 +15,7 @@ from strands import Agent
 from strands.multiagent import Swarm
 
 from strands_agui import StrandsAgent, StrandsAgentConfig
-from strands_agui.runtime.runlog import read_log
+from strands_agui.runtime.recordings import read_log
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import assert_valid_streams

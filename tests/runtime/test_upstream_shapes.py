@@ -25,7 +25,7 @@ from strands import Agent, ToolContext, tool
 
 from strands_agui import StrandsAgent
 from strands_agui.core.results import wire_result
-from strands_agui.runtime.sessions import FileSessions
+from strands_agui.runtime.storage.sessions import FileSessions
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.oracles import assert_valid_stream
 

@@ -2,7 +2,7 @@
 this process, or ``strands-agui serve`` workers), Debian's redis-server (killed, restarted, frozen), two
 principals (bearer tokens, ``tests/support/principal_app.py``). Each case asserts isolation, a clear 4xx or a documented
 RUN_ERROR code, no 5xx (but the documented 503 while Redis is down), no hang, nothing lost. The store-level
-cases (no HTTP): tests/server/test_event_stores.py; the table of cases: docs/reliability.md.
+cases (no HTTP): tests/server/resumable/test_event_store.py; the table of cases: docs/reliability.md.
 """
 
 from __future__ import annotations

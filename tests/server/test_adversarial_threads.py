@@ -26,8 +26,8 @@ from strands.types.session import Session, SessionAgent, SessionType
 
 from strands_agui import FileSessions, S3Sessions
 from strands_agui.examples.human_in_the_loop import build_agent
-from strands_agui.runtime.sessions import SessionStore, session_id
-from strands_agui.runtime.thread_store import StoredThread, Threads, owner_of
+from strands_agui.runtime.storage.sessions import SessionStore, session_id
+from strands_agui.runtime.storage.threads import StoredThread, Threads, owner_of
 from strands_agui.server.app import add_ping
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from tests.support.agents import echo_model, strands_agent

@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from strands import Agent
 from strands.hooks import AfterInvocationEvent, BeforeInvocationEvent
 
-from strands_agui.runtime.agent import StrandsAgent
+from strands_agui.runtime.adapter import StrandsAgent
 from strands_agui.server.app import create_strands_app
 from tests.oracles import assert_valid_streams
 from tests.support.agents import echo_model
@@ -49,7 +49,7 @@ def _echo_server_with_counter(delay: float, words: int) -> tuple[FastAPI, InFlig
     template.hooks.add_callback(BeforeInvocationEvent, counter.before)
     template.hooks.add_callback(AfterInvocationEvent, counter.after)
     # 100 runs at once, their 100 client threads in this process: the server's loop lags behind them and admission
-    # control would rightly shed some; here every run must be served (admission: tests/server/test_admission.py)
+    # control would rightly shed some; here every run must be served (admission: tests/server/request/test_admission.py)
     return create_strands_app(StrandsAgent(template), admission=None), counter
 
 

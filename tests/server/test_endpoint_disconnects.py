@@ -17,7 +17,7 @@ import pytest
 from strands import Agent, tool
 from strands.hooks import AfterInvocationEvent
 
-from strands_agui.runtime.agent import StrandsAgent
+from strands_agui.runtime.adapter import StrandsAgent
 from strands_agui.server.app import create_strands_app
 from strands_agui.server.transport.proto import PROTO_MEDIA_TYPE
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse

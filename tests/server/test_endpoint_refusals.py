@@ -49,7 +49,7 @@ def test_malformed_json_is_422(echo_server: LiveServer) -> None:
     [
         (lambda body: body.pop("threadId"), ["body", "threadId"]),
         (lambda body: body.update(messages="not a list"), ["body", "messages"]),
-        # (a role this server does not know is skipped, not refused: tests/server/test_forward_compat.py)
+        # (a role this server does not know is skipped, not refused: tests/server/request/test_forward_compat.py)
         (lambda body: body["messages"][0].update(role=None), ["body", "messages", 0]),
     ],
 )

@@ -14,7 +14,7 @@ from strands import Agent, tool
 from strands.hooks import AfterInvocationEvent
 
 from strands_agui.config import StrandsAgentConfig, ToolBehavior
-from strands_agui.runtime.agent import StrandsAgent
+from strands_agui.runtime.adapter import StrandsAgent
 from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from tests.oracles import check_official_client_sse
@@ -33,7 +33,7 @@ def lookup(city: str) -> str:
 
 
 # The run is stopped at Strands' next await (never closed from outside while suspended), so OpenTelemetry logs
-# no "Failed to detach context" (no_server_errors; tests/server/test_observability_tracing.py with tracing on).
+# no "Failed to detach context" (no_server_errors; tests/server/observability/test_tracing.py with tracing on).
 def test_unserializable_event_ends_the_run_with_encoding_error() -> None:
     finished = threading.Event()
     behavior = ToolBehavior(state_from_result=lambda ctx: {"checked_at": object()})

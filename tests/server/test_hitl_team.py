@@ -22,10 +22,10 @@ from strands.multiagent import GraphBuilder
 
 from strands_agui import StrandsAgent, read_log
 from strands_agui.environment import RETENTION_ENV
-from strands_agui.runtime.approval import approval_schema
-from strands_agui.runtime.runlog import Recorder
-from strands_agui.runtime.sessions import FileSessions
-from strands_agui.runtime.stores import default_store
+from strands_agui.runtime.building.approval import approval_schema
+from strands_agui.runtime.recordings import Recorder
+from strands_agui.runtime.storage.default import default_store
+from strands_agui.runtime.storage.sessions import FileSessions
 from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 from strands_agui.tooling.testing import assert_matches_golden, dump_events

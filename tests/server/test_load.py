@@ -16,7 +16,7 @@ import pytest
 from strands import Agent
 from strands.hooks import AfterInvocationEvent
 
-from strands_agui.runtime.agent import StrandsAgent
+from strands_agui.runtime.adapter import StrandsAgent
 from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.oracles import assert_valid_streams

@@ -1,6 +1,6 @@
 """Media a client sends: every user part reaches the model as Strands content, or the request is refused (422
 naming the part) — never dropped; and the capabilities document says exactly what is served (checked here against
-the server's behaviour). URL fetching itself: ``tests/server/test_media_fetch.py``."""
+the server's behaviour). URL fetching itself: ``tests/server/request/test_media.py``."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_the_capabilities_document_states_exactly_what_is_served() -> None:
 
 
 def test_resumable_and_threads_are_declared_when_served(tmp_path: Any) -> None:
-    from strands_agui.runtime.sessions import FileSessions
+    from strands_agui.runtime.storage.sessions import FileSessions
 
     client = Recorder().app(resumable=True, threads=True, sessions=FileSessions(tmp_path))
     declared = client.get("/capabilities").json()

@@ -1,6 +1,6 @@
 """Server-side security: CORS allow-list, authentication by dependency (the README's own snippet), API docs that
 can be switched off, no file served from outside the package, no URL fetched by default (fetching when enabled:
-tests/server/test_media_fetch.py), and README, OpenAPI and
+tests/server/request/test_media.py), and README, OpenAPI and
 behaviour agreeing on what is refused and on the limits."""
 
 from __future__ import annotations

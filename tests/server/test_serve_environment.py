@@ -33,8 +33,8 @@ from strands_agui.environment import (
     ServeEnvironment,
     env_flag,
 )
-from strands_agui.runtime.sessions import FileSessions
-from strands_agui.runtime.stores import default_store
+from strands_agui.runtime.storage.default import default_store
+from strands_agui.runtime.storage.sessions import FileSessions
 from strands_agui.server.app import create_strands_app
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.server.resumable.event_store import MemoryEvents

@@ -126,7 +126,7 @@ def test_the_endpoint_hands_the_tool_selection_provider_its_request() -> None:
 @pytest.mark.parametrize("block", [RedactedReasoning(b"opaque-reasoning"), Reasoning("Greet.", signature="c2ln")])
 async def test_the_endpoint_accepts_the_reasoning_a_client_kept(block: Any) -> None:
     """The official client's messages after a run that streamed (redacted or signed) reasoning pass the endpoint's
-    checks as they are (what the model then reads of them: ``tests/runtime/test_conversation.py``)."""
+    checks as they are (what the model then reads of them: ``tests/runtime/building/test_conversation.py``)."""
     first = run_input("think")
     events = [e async for e in StrandsAgent(Agent(model=ScriptedModel([[block, Text("Done.")]]),
                                                   callback_handler=None)).run(first)]

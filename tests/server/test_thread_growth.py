@@ -21,8 +21,8 @@ from fastapi import FastAPI
 from strands import Agent
 
 from strands_agui import FileSessions, S3Sessions, StrandsAgent
-from strands_agui.runtime.sessions import SessionStore, session_id
-from strands_agui.runtime.thread_store import CHUNK, StoredThread, Threads, owner_of
+from strands_agui.runtime.storage.sessions import SessionStore, session_id
+from strands_agui.runtime.storage.threads import CHUNK, StoredThread, Threads, owner_of
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.oracles import assert_valid_stream
@@ -381,7 +381,7 @@ def test_the_tail_a_window_keeps_is_the_window_of_the_whole_thread(window: int) 
     """A sliding window's run converts only the thread's tail (issue 30: CPU per run), with the same result."""
     from strands.agent.conversation_manager import SlidingWindowConversationManager
 
-    from strands_agui.runtime.conversation import conversation
+    from strands_agui.runtime.building.conversation import conversation
     from strands_agui.runtime.planning import tail_history
 
     messages: list[dict[str, Any]] = []

@@ -17,7 +17,7 @@ from starlette.types import Message, Receive, Scope, Send
 from strands import tool
 
 from strands_agui.errors import ERROR_CODES
-from strands_agui.runtime.agent import StrandsAgent
+from strands_agui.runtime.adapter import StrandsAgent
 from strands_agui.server.app import create_strands_app
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse

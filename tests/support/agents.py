@@ -9,7 +9,7 @@ from typing import Any
 from ag_ui.core import BaseEvent, RunAgentInput
 from strands import Agent
 
-from strands_agui.runtime.agent import StrandsAgent
+from strands_agui.runtime.adapter import StrandsAgent
 from strands_agui.tooling.scripted import ScriptedModel, Text
 
 

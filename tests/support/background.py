@@ -1,5 +1,5 @@
 """A Strands background task a test can follow: a slow report tool on a scripted model that reads a delivered
-result back, and what the client holds of its card (``runtime/background_watch.py``)."""
+result back, and what the client holds of its card (``runtime/building/background_watch.py``)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 
 from strands_agui import StrandsAgent
 from strands_agui.errors import ERROR_CODES, strands_failure
-from strands_agui.runtime.runlog import ReplayedException
+from strands_agui.runtime.recordings import ReplayedException
 from strands_agui.tooling.testing import dump_events
 from tests.oracles import check_ag_ui_validate, check_official_client_many
 from tests.support.strands_events import FuzzRun, fuzz_runs
@@ -68,8 +68,8 @@ def check(run: FuzzRun) -> list[dict[str, Any]]:
 
 
 def proto_carries(events: list[dict[str, Any]]) -> None:
-    """The protobuf framing carries every event unchanged (the server's; ``tests/server/test_proto.py`` runs it
-    on generated runs too, so the core's fuzz needs no protobuf)."""
+    """The protobuf framing carries every event unchanged (the server's; ``tests/server/transport/test_proto.py`` runs
+    it on generated runs too, so the core's fuzz needs no protobuf)."""
     from strands_agui.server.transport.proto.codec import decode, encode
 
     for event in events:

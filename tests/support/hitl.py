@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from strands_agui import StrandsAgent
-from strands_agui.runtime.sessions import FileSessions
+from strands_agui.runtime.storage.sessions import FileSessions
 from tests.oracles import assert_valid_stream
 from tests.support import hitl_scenarios
 from tests.support.hitl_scenarios import HitlScenario, pause_input, wire

@@ -108,7 +108,7 @@ CASES: list[Case] = [
     post("tool call of another type", 422, "function",
          body(messages=[assistant(call() | {"type": "retrieval"})])),
     # roles
-    # (a role this server does not know is skipped, not refused: tests/server/test_forward_compat.py)
+    # (a role this server does not know is skipped, not refused: tests/server/request/test_forward_compat.py)
     post("role is a list", 422, "role", body(messages=[user("hi") | {"role": ["user"]}])),
     post("message without role", 422, "role", body(messages=[{"id": "u-1", "content": "hi"}])),
     post("empty role", 422, "role", body(messages=[user("hi") | {"role": ""}])),

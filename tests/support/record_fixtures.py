@@ -9,7 +9,7 @@ import asyncio
 import sys
 
 from strands_agui import StrandsAgent
-from strands_agui.runtime.runlog import Recorder
+from strands_agui.runtime.recordings import Recorder
 from strands_agui.tooling.testing import assert_matches_golden
 from tests.support.paths import TESTS
 

@@ -12,8 +12,8 @@ import sys
 import tempfile
 
 from strands_agui import StrandsAgent
-from strands_agui.runtime.runlog import Recorder
-from strands_agui.runtime.sessions import FileSessions
+from strands_agui.runtime.recordings import Recorder
+from strands_agui.runtime.storage.sessions import FileSessions
 from strands_agui.tooling.testing import assert_matches_golden, dump_events
 from tests.oracles import check_official_client
 from tests.support.hitl_scenarios import (

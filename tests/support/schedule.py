@@ -17,7 +17,7 @@ LONGEST: dict[str, float] = {
     "tests/frontends/test_copilotkit.py": 88,
     "tests/server/test_adversarial_threads.py": 88,
     "tests/console/test_gallery_layout.py": 82,  # 110 before its midpoints were timed ahead
-    "tests/server/test_resumable_redis.py": 71,
+    "tests/server/resumable/test_redis_store.py": 71,
     "tests/server/test_adversarial_stores.py": 65,
     "tests/frontends/test_restore.py": 62,  # 78 with a restart per client generation
     "tests/frontends/test_dojo_pages.py": 58,
@@ -37,11 +37,11 @@ LONGEST: dict[str, float] = {
     "tests/e2e/test_agentcore_contract.py": 24,  # measured alone (two server processes), not in a make test
     "tests/e2e/test_agentcore_container.py": 22,  # a wheel and a fresh environment; measured alone
     "tests/e2e/test_readme.py": 30,  # 22 before README's snippets ran as their text says (12.5 s alone, idle)
-    "tests/server/test_resumable.py": 22,
-    "tests/server/test_protocol_versions.py": 20,
+    "tests/server/resumable/test_run_routes.py": 22,
+    "tests/server/transport/test_versions.py": 20,
     "tests/console/test_safety.py": 20,
-    "tests/server/test_replay_parity.py": 20,
-    "tests/server/test_observability_tracing.py": 19,
+    "tests/server/console/test_replay_parity.py": 20,
+    "tests/server/observability/test_tracing.py": 19,
     "tests/e2e/test_oracle_server.py": 19,
     "tests/server/test_load.py": 19,
     "tests/server/test_http_oracles.py": 18,
@@ -56,12 +56,12 @@ LONGEST: dict[str, float] = {
     "tests/e2e/test_install.py": 13,
     "tests/e2e/test_example_answers.py": 14,  # measured alone: every example's prompts and free text
     "tests/e2e/test_console_own_agent.py": 12,
-    "tests/server/test_threads.py": 12,
+    "tests/server/test_threads_api.py": 12,
     "tests/e2e/test_cli_explains.py": 11,
     "tests/frontends/test_a2ui_action.py": 11,
     "tests/console/test_open_log.py": 11,
-    "tests/server/test_observability_metrics.py": 10,
-    "tests/server/test_inspector.py": 10,
+    "tests/server/observability/test_metrics.py": 10,
+    "tests/server/console/test_inspector.py": 10,
     "tests/server/test_hitl_team.py": 9,
     "tests/console/test_background_console.py": 9,
     "tests/server/test_id_grammar.py": 9,

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 from strands import Agent
 
-from strands_agui.runtime.agent import StrandsAgent
+from strands_agui.runtime.adapter import StrandsAgent
 from strands_agui.server.app import create_strands_app
 from strands_agui.tooling.scripted import ScriptedModel, Text
 from tests.support.live import LiveServer

@@ -27,7 +27,7 @@ from ag_ui.core import RunAgentInput
 from hypothesis import strategies as st
 
 from strands_agui import StrandsAgentConfig, ToolBehavior
-from strands_agui.runtime.runlog import RecordedRun
+from strands_agui.runtime.recordings import RecordedRun
 
 USAGE = {"inputTokens": 10, "outputTokens": 10, "totalTokens": 20}
 BACKEND = ("get_weather", "get_time", "book_flight", "researcher")

@@ -2,7 +2,7 @@
 
 A :class:`RunFacts` is frozen and passed to the :class:`~strands_agui.core.translator.Translator`'s constructor
 (and, narrowed, to each subagent's translator): nothing writes a fact into a translator afterwards. The runtime
-builds the facts when it builds the run's agent (``runtime/agent.py``); a recording keeps them in its metadata
+builds the facts when it builds the run's agent (``runtime/adapter.py``); a recording keeps them in its metadata
 (:meth:`RunFacts.record`) and a replay reads them back (:meth:`RunFacts.from_record`), so a replayed pause or
 resume is the live one.
 """
@@ -31,7 +31,7 @@ class RunFacts:
     * ``confirmers``: the names of the run's agent's intervention handlers (``Agent(interventions=...)``): an
       interrupt named after one is a ``Confirm``, answered with our approval contract (``interrupt_map``);
     * ``task_cards``: background task id -> ``{"messageId", "toolCallId"}`` of the card an earlier run of the
-      thread showed it on, for the tasks that outlived their run (``runtime/background_watch.py``): the client
+      thread showed it on, for the tasks that outlived their run (``runtime/building/background_watch.py``): the client
       does not send activity messages back, so this is how the next run updates that card.
     """
 

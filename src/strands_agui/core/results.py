@@ -10,7 +10,7 @@ from typing import Any
 
 UNANSWERED = "No result was returned for this tool call."
 """The error result of a tool call the client's messages never answered (a pause abandoned for a new message):
-the model reads it (``runtime/conversation.py``) and the client is shown it (``snapshot.ClientMessages``)."""
+the model reads it (``runtime/building/conversation.py``) and the client is shown it (``snapshot.ClientMessages``)."""
 
 
 def result_text(content: Any) -> str:

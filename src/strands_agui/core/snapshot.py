@@ -97,7 +97,7 @@ def remember_answers(messages: Sequence[Any]) -> None:
             _ANSWERS.popitem(last=False)
 
 
-REMEMBERED = 64  # as many threads as ``runtime/thread_layout.CACHED_THREADS``
+REMEMBERED = 64  # as many threads as ``runtime/storage/thread_layout.CACHED_THREADS``
 _ANSWERS: OrderedDict[int, tuple[list[Any], set[Any], list[str], Any]] = OrderedDict()
 _ANSWERS_LOCK = threading.Lock()
 
@@ -113,7 +113,7 @@ class ClientMessages:
 
     def answer_unanswered(self, new_id: Callable[[], str], text: str) -> bool:
         """Give each input tool call no tool message answers an error tool message saying ``text`` (what the
-        model is told, ``runtime/conversation.py``; its content a JSON string, as every tool result of ours),
+        model is told, ``runtime/building/conversation.py``; its content a JSON string, as every tool result of ours),
         right after its assistant message: a new message instead of a resume abandons those calls, and the client
         is shown so. True when any was added (idempotent)."""
         answered, pending = _answers(self._input)

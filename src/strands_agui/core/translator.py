@@ -4,7 +4,7 @@ The translator holds the run's state (the machine, the shared state, the message
 open envelope) and composes the handlers in ``handlers/``, one per concern. A Strands event is decoded once
 into the part it is (``core/parts.py``), and the one dispatch table below (``parts``) says which handler consumes
 which part. Every handler is synchronous and returns a list of *items*:
-AG-UI events, or user hooks (:class:`HookCall`) the stream loop (``runtime/agent.py``) runs in order before
+AG-UI events, or user hooks (:class:`HookCall`) the stream loop (``runtime/adapter.py``) runs in order before
 it reads the next Strands event.
 
 **Events before moves.** A handler computes a move's events first, then makes the move with them
@@ -116,8 +116,8 @@ class Translator:
             # Strands' own events, by their only key
             "message": turns.on_message,
             "tool_interrupt_event": self.interrupts.on_tool_interrupt,
-            "strands_agui_tool_inputs": tools.on_inputs_that_ran,  # runtime/ran_inputs.py
-            "strands_agui_background_tasks": self.background.on_tasks,  # runtime/background_watch.py
+            "strands_agui_tool_inputs": tools.on_inputs_that_ran,  # runtime/building/ran_inputs.py
+            "strands_agui_background_tasks": self.background.on_tasks,  # runtime/building/background_watch.py
             "structured_output": outcome.on_structured_output,
             "result": outcome.on_result,
             "event_loop_throttled_delay": turns.on_throttle,  # invocation_state merged into it

@@ -3,8 +3,8 @@
 
 An AG-UI user message with an image part (``{"type": "image", "source": {"type": "data", "mimeType":
 "image/png", "value": <base64>}}``, what CopilotKit's ``<CopilotChat attachments>`` sends) reaches the Strands
-model as a Converse ``image`` block with its bytes (``runtime/conversation.py``). The page (the Dojo's) also declares
-``change_background``, as in ``agentic_chat``.
+model as a Converse ``image`` block with its bytes (``runtime/building/conversation.py``). The page (the Dojo's) also
+declares ``change_background``, as in ``agentic_chat``.
 
 Scripted scenario (no ``STRANDS_AGUI_MODEL``): the scripted model cannot see, so it *measures*: for each image
 in the newest user message, its format and size (PNG, JPEG, GIF and WebP headers), and, for a PNG, its average

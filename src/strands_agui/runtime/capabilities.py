@@ -40,10 +40,10 @@ from ag_ui.core import (
     TransportCapabilities,
 )
 
-from .model_info import model_info
+from .building.model_info import model_info
 
 if TYPE_CHECKING:
-    from .agent import StrandsAgent
+    from .adapter import StrandsAgent
 
 
 def capabilities(adapter: StrandsAgent, *, resumable: bool = False, http_binary: bool = False) -> AgentCapabilities:

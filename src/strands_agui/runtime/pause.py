@@ -34,11 +34,11 @@ from ..core import checkpoints
 from ..core.interrupt_map import resume_prompt
 from ..core.plan import RunPlan
 from ..errors import RunFailure, RunRefused
-from .agents import AgentSource, build_run_agent
-from .approval import install_approval
-from .multiagent import task_of
-from .sessions import SessionStore, attach
-from .tool_selection import narrow_tools
+from .building.approval import install_approval
+from .building.multiagent import task_of
+from .building.run_agent import AgentSource, build_run_agent
+from .building.tool_selection import narrow_tools
+from .storage.sessions import SessionStore, attach
 
 
 @contextmanager

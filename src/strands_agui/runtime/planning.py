@@ -4,14 +4,14 @@ out, before the run's first event. Each step takes what the steps before it made
 1. the application's answers, asked with the input the client sent: its ``invocation_state``
    (``invocation.py``), its tool selection (``tool_selection.py``), its session manager (``session_provider.py``);
    a refusal is kept in the plan (the run ends with it after RUN_STARTED);
-2. the server-side thread, met once (``run_thread.ServerThread.enter``): the stored history first, the snapshots
+2. the server-side thread, met once (``server_thread.ServerThread.enter``): the stored history first, the snapshots
    that announce it, the window its history is built for (the client's messages dumped once, none with threads off);
 3. a resume's approved edits shown in the input (``approval.with_edited_arguments``);
 4. from that input, once: the frontend tools, the calls a resume continues and their tools, the Strands
    conversation (history and prompt, ``conversation.py``), the prompt as ``state_context_builder`` rewrites it,
    the gated tools (``approval.py``).
 
-The opening, the translator and the runtime read the plan (``runtime/agent.py``); none derives it again.
+The opening, the translator and the runtime read the plan (``runtime/adapter.py``); none derives it again.
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ from ..config import StrandsAgentConfig
 from ..core.plan import RunPlan, parked_calls
 from ..core.translator import hook_failed
 from ..errors import RunRefused
-from .agents import AgentSource
-from .approval import gated_tools, with_edited_arguments
-from .conversation import conversation, last_turn
+from .building.approval import gated_tools, with_edited_arguments
+from .building.conversation import conversation, last_turn
+from .building.multiagent import paused_history
+from .building.run_agent import AgentSource
+from .building.session_provider import provided_session_manager
+from .building.tool_selection import tool_selection
 from .invocation import invocation_state as resolve_invocation_state
-from .multiagent import paused_history
-from .run_thread import ServerThread
-from .session_provider import provided_session_manager
-from .tool_selection import tool_selection
+from .server_thread import ServerThread
 
 DEFAULT_PROMPT = "Hello"
 
@@ -115,7 +115,7 @@ def tail_history(input_data: RunAgentInput, window: int) -> list[Any]:
     thread's tail only: from a user message that follows an assistant message without tool calls (where the
     conversion of the whole thread neither merges nor answers across), the last such boundary that leaves more
     than ``window + 2`` Strands messages (three tries, then the whole thread). The window is then applied to it
-    as to the whole (``run_thread.ServerThread.window``): it trims from the end, so the result is the same."""
+    as to the whole (``server_thread.ServerThread.window``): it trims from the end, so the result is the same."""
     messages = input_data.messages
     prompt = 1 if messages and isinstance(messages[-1], UserMessage) else 0
     needed, tries = window + 2, 3

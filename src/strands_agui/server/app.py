@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from ..environment import ServeEnvironment
-from ..runtime.agent import StrandsAgent
+from ..runtime.adapter import StrandsAgent
 from .endpoint import add_strands_fastapi_endpoint
 from .settings import UNSET, AppOptions, AppSettings, settings_with, takes_settings
 

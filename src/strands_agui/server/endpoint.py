@@ -55,7 +55,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from ..environment import ServeEnvironment
-from ..runtime.agent import StrandsAgent
+from ..runtime.adapter import StrandsAgent
 from ..runtime.capabilities import capabilities
 from .console.inspector import inspected_run, wants_inspection
 from .console.page import list_in_console

@@ -20,7 +20,7 @@ from ag_ui.core import Tool
 from fastapi import Depends, params
 
 from ..config import InvocationStateProvider, MediaFetchPolicy
-from ..runtime.sessions import SessionStore
+from ..runtime.storage.sessions import SessionStore
 from .observability.metrics import DEFAULT_METRICS_PATH
 from .request.admission import AdmissionPolicy
 from .request.principals import principal_dependency
@@ -140,8 +140,8 @@ class AppSettings(EndpointSettings):
     (unauthenticated; None: no health route).
 
     ``sessions`` is where the agent's paused runs wait for their resume (default: the agent's own, see
-    :class:`~strands_agui.runtime.sessions.FileSessions`). ``threads=True`` keeps each principal's threads on the
-    server too, in the same store (``runtime/thread_store.py``; also on when the agent's own setting or
+    :class:`~strands_agui.runtime.storage.sessions.FileSessions`). ``threads=True`` keeps each principal's threads on
+    the server too, in the same store (``runtime/storage/threads.py``; also on when the agent's own setting or
     ``strands-agui serve --threads`` says so). CORS is off unless ``cors_origins`` is given. Then
     exactly those origins may call the app (GET and POST, any request header, no credentials); there is never a
     wildcard origin. ``api_docs=False`` removes ``/docs``, ``/redoc`` and ``/openapi.json`` (404).

@@ -40,8 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from strands.types.exceptions import SessionException
 
-from ..runtime.agent import StrandsAgent
-from ..runtime.thread_store import DEFAULT_PAGE, MAX_MESSAGES, MAX_PAGE, StoredThread, Threads
+from ..runtime.adapter import StrandsAgent
+from ..runtime.storage.threads import DEFAULT_PAGE, MAX_MESSAGES, MAX_PAGE, StoredThread, Threads
 from .observability.tracing import record_feedback
 from .request.principals import principal_of
 from .request.validation import check_id

@@ -16,7 +16,7 @@ model provider's missing package) ends with one line on stderr, ``strands-agui: 
 code 2 (a misspelt flag, verb or choice: "did you mean ..."); ``--debug`` adds the traceback. ``record`` says where
 it wrote the log, and exits 1 when the run ends in ``RUN_ERROR``. ``replay`` replays with the
 configuration the log's header names (written by the recorder whenever it can be named, see
-``runtime/runlog/naming.py``): one that cannot be loaded is an error unless ``--ignore-config``.
+``runtime/recordings/naming.py``): one that cannot be loaded is an error unless ``--ignore-config``.
 """
 
 from __future__ import annotations
@@ -104,8 +104,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from ..runtime.agent import StrandsAgent
-    from ..runtime.runlog import Recorder
+    from ..runtime.adapter import StrandsAgent
+    from ..runtime.recordings import Recorder
 
     input_data = load_input(args.input, args.prompt)
     if input_data is None:
@@ -160,7 +160,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import os
     import shutil
 
-    from ..runtime.sessions import DEFAULT_DIRECTORY
+    from ..runtime.storage.sessions import DEFAULT_DIRECTORY
     from .serving import run_uvicorn
 
     made = serve_environment(args)
@@ -220,7 +220,7 @@ def serve_environment(args: argparse.Namespace) -> str | None:
         environment = ServeEnvironment.from_env()
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if args.sessions:  # a directory, or s3://BUCKET/PREFIX (runtime/s3sessions.py)
+    if args.sessions:  # a directory, or s3://BUCKET/PREFIX (runtime/storage/s3sessions.py)
         s3 = args.sessions.startswith("s3://")
         environment = replace(environment, sessions=args.sessions if s3 else str(Path(args.sessions).resolve()))
     if args.pause_retention is not None:

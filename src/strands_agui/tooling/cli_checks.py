@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from ag_ui.core import PROTOCOL_VERSION, RunAgentInput
 from pydantic import ValidationError
 
-from ..runtime.runlog import IncompleteLog, LogFormatError, RecordedRun, read_log
+from ..runtime.recordings import IncompleteLog, LogFormatError, RecordedRun, read_log
 
 
 class CliError(Exception):
@@ -87,7 +87,7 @@ def is_agent(obj: Any) -> bool:
     from strands import Agent
     from strands.multiagent.base import MultiAgentBase
 
-    from ..runtime.agent import StrandsAgent
+    from ..runtime.adapter import StrandsAgent
 
     return isinstance(obj, (StrandsAgent, Agent, MultiAgentBase))
 
@@ -135,7 +135,7 @@ def _takes_no_argument(obj: Any) -> bool:
 def replay_config(log: RecordedRun, path: str, override: str | None, ignore: bool) -> Any:
     """The config to replay ``log`` with: ``override`` (``--config``), else the one its header names; None
     (the default config) when ``ignore`` is set or the log names none (then a note says so on stderr)."""
-    from ..runtime.runlog import CONFIG_KEY
+    from ..runtime.recordings import CONFIG_KEY
 
     if override:
         return load_config(override)

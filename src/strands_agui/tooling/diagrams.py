@@ -2,9 +2,9 @@
 (``machine.RUN``, ``run_machine.*``) and a served run's phases (``server/transport/driver.DRIVER``, ``served_run.*``),
 each
 as Mermaid (renders on GitHub), Graphviz DOT source and SVG. Rendering is done by ``transitions``' own diagram
-engines from the same rows the runs use, so a diagram cannot drift from the code; ``tests/core/test_machine_table.py``
+engines from the same rows the runs use, so a diagram cannot drift from the code; ``tests/core/test_machine.py``
 and
-``tests/server/test_driver.py`` fail when the committed files do.
+``tests/server/transport/test_driver.py`` fail when the committed files do.
 
 Mermaid needs nothing beyond a plain install (``transitions`` writes it itself); DOT needs the ``graphviz``
 Python package (``pip install 'strands-agui[diagrams]'``) and SVG also Graphviz's ``dot`` binary.
@@ -144,7 +144,7 @@ def render(out_dir: str | Path = "diagrams", *, with_svg: bool = True) -> list[P
 
 
 CONSOLE_SVG = "run_machine.svg"
-"""The console's copy (``strands_agui/server/console/static/``); ``tests/server/test_console_assets.py`` fails on
+"""The console's copy (``strands_agui/server/console/static/``); ``tests/server/console/test_page.py`` fails on
 drift."""
 
 

@@ -16,8 +16,8 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from ..config import StrandsAgentConfig
 from ..core.machine import Move, OnMove
 from ..core.translator import new_id
-from ..runtime.agent import StrandsAgent
-from ..runtime.runlog import RecordedRun, read_log
+from ..runtime.adapter import StrandsAgent
+from ..runtime.recordings import RecordedRun, read_log
 
 LogSource = RecordedRun | str | os.PathLike[str] | TextIO
 

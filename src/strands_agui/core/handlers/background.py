@@ -1,4 +1,4 @@
-"""Background tasks (``runtime/background_watch.py``'s events): one activity message per task.
+"""Background tasks (``runtime/building/background_watch.py``'s events): one activity message per task.
 
 The first sight of a task is ``ACTIVITY_SNAPSHOT`` ``{activityType: "background_task", content: {taskId,
 toolCallId, toolName, status}}``; each change is an ``ACTIVITY_DELTA`` replacing ``/status`` and adding
@@ -12,7 +12,7 @@ task's first sight is an ``ACTIVITY_SNAPSHOT`` on that message (replacing what t
 does send it (``role: activity``, its ``content.taskId``) gets deltas of it.
 
 A run that ends halted (a cancel by id, Strands' ``cancelled``, a frontend tool's halt: each stops Strands, and
-``runtime/background_watch.py`` then cancels the tasks the run started still open) says so before its terminal
+``runtime/building/background_watch.py`` then cancels the tasks the run started still open) says so before its terminal
 event: a delta to ``cancelled`` for each of its own tasks the client holds unsettled
 (:meth:`BackgroundHandler.on_halted`).
 """

@@ -182,7 +182,7 @@ class ToolHandler(Handler):
     # -- results --------------------------------------------------------------------------------------
     def on_inputs_that_ran(self, event: Mapping[str, Any]) -> list[Item]:
         """A hook (an intervention's ``Transform``) changed calls' input before they ran
-        (``runtime/ran_inputs.py``): the client is told, and the batch's snapshot shows the input that ran."""
+        (``runtime/building/ran_inputs.py``): the client is told, and the batch's snapshot shows the input that ran."""
         out: list[Item] = []
         for tool_use_id, ran in (event.get("strands_agui_tool_inputs") or {}).items():
             record = self.calls.get(str(tool_use_id))

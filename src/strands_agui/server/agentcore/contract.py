@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ...environment import ServeEnvironment
-from ...runtime.agent import StrandsAgent
+from ...runtime.adapter import StrandsAgent
 from ..app import ServedApp, create_strands_app
 from ..console.page import console_entries
 from ..endpoint import served_agent

@@ -3,7 +3,7 @@ would lose, with ``time_of_last_update`` the time that status began.
 
 What "busy" means is one function, :func:`process_status`: runs in flight (every transport counts them in
 ``transport/inflight.IN_FLIGHT``) or background tasks held past their run for the thread's next one
-(``runtime/background_watch.DETACHED``: their results live only in this process). AgentCore keeps a
+(``runtime/building/background_watch.DETACHED``: their results live only in this process). AgentCore keeps a
 ``HealthyBusy`` session alive, and may reclaim an idle ``Healthy`` one after its idle timeout.
 
 ``time_of_last_update`` changes only when the status changes: AgentCore reads a value that moves on every ping as
@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from ...runtime.background_watch import DETACHED
+from ...runtime.building.background_watch import DETACHED
 from ..transport.inflight import IN_FLIGHT
 
 __all__ = ["HEALTHY", "HEALTHY_BUSY", "ProcessStatus", "ping_body", "process_status"]

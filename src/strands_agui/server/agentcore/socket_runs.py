@@ -35,7 +35,7 @@ from ag_ui.core import EventType, RunAgentInput
 from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
-from ...runtime.agent import StrandsAgent
+from ...runtime.adapter import StrandsAgent
 from ..observability.observation import Observability
 from ..request.principals import principal_of
 from ..request.validation import RequestLimits, parse_json, run_input_problems

@@ -19,7 +19,7 @@ run carries two kinds of ``CUSTOM`` events, which any AG-UI client may ignore:
   present when there are any (``core.translator.Translator.decline``).
   Every Strands event the run consumed has a step, in order, also when it moved nothing.
 * ``strands_agui.log``, sent once, just before RUN_FINISHED / RUN_ERROR:
-  ``value = {"log": "<the run's log, JSON Lines as runtime/runlog writes it>"}``, replayable with
+  ``value = {"log": "<the run's log, JSON Lines as runtime/recordings writes it>"}``, replayable with
   ``strands-agui replay``; ``{"log": null, "truncated": true, "bytes": N}`` when it exceeds ``max_log_bytes``.
 
 The events are what Strands yielded (less live objects), so enable this only where the people who can reach
@@ -37,9 +37,9 @@ from typing import Any
 from ag_ui.core import BaseEvent, CustomEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 
 from ...core.machine import Move, OnMove
-from ...runtime.agent import StrandsAgent
+from ...runtime.adapter import StrandsAgent
 from ...runtime.loop import Pace
-from ...runtime.runlog import Recorder, sanitize_event
+from ...runtime.recordings import Recorder, sanitize_event
 
 TRACE_EVENT = "strands_agui.trace"
 LOG_EVENT = "strands_agui.log"

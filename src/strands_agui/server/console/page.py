@@ -49,8 +49,8 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from fastapi.routing import APIRoute
 
-from ...runtime.agent import REPLAY_INPUT, StrandsAgent
-from ...runtime.runlog import LogFormatError, RecordedRun, read_log
+from ...runtime.adapter import REPLAY_INPUT, StrandsAgent
+from ...runtime.recordings import LogFormatError, RecordedRun, read_log
 from .inspector import inspected_run
 
 STATIC = files(__name__.rpartition(".")[0]) / "static"

@@ -38,7 +38,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from ag_ui.core import DataSource, RunAgentInput, ToolMessage, UserMessage
 
 from ...config import MediaFetchPolicy
-from ...runtime.conversation import MEDIA_FORMATS
+from ...runtime.building.conversation import MEDIA_FORMATS
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 IMAGE_MAGIC = {"image/png": (b"\x89PNG\r\n\x1a\n",), "image/jpeg": (b"\xff\xd8\xff",),

@@ -38,8 +38,8 @@ from jsonschema import SchemaError
 from jsonschema.validators import validator_for
 
 from ...config import MediaFetchPolicy
-from ...runtime.conversation import MEDIA_FORMATS, TOOL_RESULT_MEDIA
-from ...runtime.run_thread import held_marker
+from ...runtime.building.conversation import MEDIA_FORMATS, TOOL_RESULT_MEDIA
+from ...runtime.server_thread import held_marker
 from ..transport.streaming import RunStream
 from .admission import Admission
 from .forward_compat import forward_compatible
@@ -274,7 +274,7 @@ def id_errors(input_data: RunAgentInput) -> Iterator[Error]:
 
 
 def _holds_errors(input_data: RunAgentInput) -> Iterator[Error]:
-    """A malformed ``forwardedProps.strandsAgui.holds`` (``runtime/run_thread.held_marker``)."""
+    """A malformed ``forwardedProps.strandsAgui.holds`` (``runtime/server_thread.held_marker``)."""
     try:
         held_marker(input_data)
     except ValueError as exc:
@@ -318,7 +318,7 @@ def _message_errors(input_data: RunAgentInput, media: MediaFetchPolicy | None) -
 
 def _part_errors(part: Any, loc: tuple[str | int, ...], media: MediaFetchPolicy | None, *,
                  in_tool_result: bool = False) -> Iterator[Error]:
-    """Why a media part cannot reach the model as it is sent (none is ever dropped: ``runtime/conversation.py``
+    """Why a media part cannot reach the model as it is sent (none is ever dropped: ``runtime/building/conversation.py``
     maps every part this lets through)."""
     source = getattr(part, "source", None)
     if part.type not in MEDIA_PARTS or source is None:

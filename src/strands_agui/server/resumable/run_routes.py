@@ -21,7 +21,7 @@ write awaits :meth:`RunLog.flush`), so a client never holds an id the store has 
 * **Cancel.** ``POST <path>/runs/{runId}/cancel`` sets the run's cancel flag on the worker running it; the
   run ends RUN_FINISHED ``outcome: cancelled`` (the ``cancel`` move of ``core/machine.py``). After its end, the
   route still cancels the run's background tasks that outlived it (``wait_for_completion=False``), when this
-  worker holds them (``runtime/background_watch.py``): the thread's next run shows them ``cancelled``.
+  worker holds them (``runtime/building/background_watch.py``): the thread's next run shows them ``cancelled``.
 * **A thread's live run.** With server-side threads on, a run is named in the store as its thread's live run
   (:meth:`Resumable.on_thread`, the principal's thread only) with the messages it was sent from the last user
   message on; ``GET <path>/threads/{threadId}`` shows it as ``liveRun`` while it runs (``threads_api.py``), so
@@ -46,7 +46,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import TypeAdapter
 
 from ...environment import ServeEnvironment
-from ...runtime.background_watch import DETACHED
+from ...runtime.building.background_watch import DETACHED
 from ..request.negotiation import require_event_stream
 from ..request.principals import principal_of
 from ..request.validation import MAX_ID, check_id
@@ -234,7 +234,8 @@ def from_environment(environment: ServeEnvironment) -> Resumable | None:
 
 @functools.lru_cache(maxsize=16)
 def _redis_events(url: str, per_principal: int, max_connections: int) -> RedisEvents:
-    """The environment's Redis store, one per set of values (built once, like ``runtime/stores``' session store)."""
+    """The environment's Redis store, one per set of values (built once, like ``runtime/storage/default``' session
+    store)."""
     return RedisEvents(url, max_live_runs_per_principal=per_principal, max_connections=max_connections)
 
 

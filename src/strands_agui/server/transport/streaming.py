@@ -15,7 +15,7 @@ Invariants:
   context". So the run is stopped by cancelling the request task, which raises ``CancelledError`` where
   Strands awaits (the model, a tool) and Strands unwinds its own generators. The run loop itself never closes
   Strands at a ``yield`` either: a halt, or a failure of the adapter's own code while Strands is still running,
-  cancels Strands its own way and reads it to its end (``runtime/agent.translate``). When the cancellation instead
+  cancels Strands its own way and reads it to its end (``runtime/adapter.translate``). When the cancellation instead
   lands outside the run (the driver's phase was not ``waiting``: it was writing or forwarding),
   :func:`~strands_agui.server.transport.driver.unwind` resumes the run with a cancellation pending, so it still ends at
   Strands' next await. A run cut short by an event that cannot be encoded (ENCODING_ERROR) is closed

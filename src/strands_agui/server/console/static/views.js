@@ -147,7 +147,7 @@ function renderMessage(item, m, ctx) {
   if (m.role === "assistant" && !ctx.busy) thumbs(item, m, ctx.feedback);  // last: under the answer's tool cards
 }
 
-// A background task (runtime/background_watch.py) as a card: the tool doing it, its status in words, its result
+// A background task (runtime/building/background_watch.py) as a card: the tool doing it, its status in words, its result
 // or error once it has one, its id small.
 const TASK_WORDS = { working: "working…", completed: "completed", failed: "failed", cancelled: "cancelled" };
 
@@ -233,7 +233,7 @@ function answerLabel(answer) {
   return "Answered";
 }
 
-// An approval whose responseSchema has `arguments` (runtime/approval.py): the call's arguments, editable; the
+// An approval whose responseSchema has `arguments` (runtime/building/approval.py): the call's arguments, editable; the
 // answer carries them only when they were changed (editedArguments: false, nothing sent, when not JSON).
 function argumentsField(schema, call) {
   if (!schema.properties.arguments || !call) return null;

@@ -14,8 +14,8 @@ and the protobuf JSON mapping that ``google.protobuf.json_format`` reads and wri
 * A message's or a TOOL_CALL_RESULT's content-part list goes to ``contentParts`` (each part under its
   ``type``); an activity message's object content to ``activityContent``.
 
-Invariant: for every event this package emits, ``from_wire(to_wire(e)) == e`` (``tests/server/test_proto.py`` checks
-it over every golden stream). What protobuf itself cannot keep is listed in the README: integers above
+Invariant: for every event this package emits, ``from_wire(to_wire(e)) == e`` (``tests/server/transport/test_proto.py``
+checks it over every golden stream). What protobuf itself cannot keep is listed in the README: integers above
 2**53 inside JSON values (``google.protobuf.Value`` holds doubles) and strings that are not valid UTF-8.
 """
 
