@@ -1,46 +1,72 @@
-"""The served runs' fairness (server/transport/pacing.py): when a run gives the event loop a turn."""
+"""The served runs' fairness (server/transport/pacing.py): when a run gives the event loop a turn.
+
+The pacer reads ``time.monotonic``; these tests give it a clock of their own that moves only when a test says
+time passed, so a machine running other jobs (a preempted loop takes milliseconds to come back) cannot make a
+quiet loop read as busy."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 
+import pytest
+
+from strands_agui.server.transport import pacing
 from strands_agui.server.transport.pacing import BUSY, Pacer
 
 
-async def _hold_then_turn(pace: Pacer, seconds: float) -> None:
+class Clock:
+    """``time`` as the pacer sees it: ``monotonic`` stands still until ``sleep`` moves it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture(autouse=True)
+def time(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(pacing, "time", clock)
+    return clock
+
+
+async def _hold_then_turn(pace: Pacer, seconds: float, clock: Clock) -> None:
     """One slice that holds the loop ``seconds`` before the run's next await: how long the loop takes to come
     back to the run is what the pacer measures."""
     assert pace() is None  # the slice begins: no turn due
-    time.sleep(seconds)  # the rest of the loop's turn (other requests' work, or this run's own)
+    clock.sleep(seconds)  # the rest of the loop's turn (other requests' work, or this run's own)
     await asyncio.sleep(0)  # the run awaits (a model's chunk): the loop gets to the pacer's callback
 
 
-async def test_on_a_quiet_loop_a_run_gives_a_turn_once_per_slice_not_per_event() -> None:
+async def test_on_a_quiet_loop_a_run_gives_a_turn_once_per_slice_not_per_event(time: Clock) -> None:
     pace = Pacer(slice_seconds=0.05)
-    await _hold_then_turn(pace, 0)
+    await _hold_then_turn(pace, 0, time)
     assert pace() is None  # a new slice
     assert [pace() for _ in range(50)] == [None] * 50  # well inside the slice
-    time.sleep(0.06)
+    time.sleep(0.06)  # the run holds the loop past its slice
     turn = pace()
     assert turn is not None  # the slice is used up: a turn
     await turn
 
 
-async def test_on_a_busy_loop_a_run_gives_a_turn_every_other_event() -> None:
+async def test_on_a_busy_loop_a_run_gives_a_turn_every_other_event(time: Clock) -> None:
     pace = Pacer(slice_seconds=1.0, busy_seconds=0.002)
-    await _hold_then_turn(pace, 0.005)  # the loop took 5 ms to come back: busy
+    await _hold_then_turn(pace, 0.005, time)  # the loop took 5 ms to come back: busy
     assert pace() is None  # a new slice
     turn = pace()
     assert turn is not None
     await turn
 
 
-async def test_a_new_run_on_a_busy_loop_is_busy_from_its_first_slice() -> None:
+async def test_a_new_run_on_a_busy_loop_is_busy_from_its_first_slice(time: Clock) -> None:
     """RUN_STARTED's step gives the loop a turn before the run's agent is built, on a loop another run found busy
     (before, a new run's first slice was quiet: it held the loop through RUN_STARTED and the agent's build)."""
     loop = asyncio.get_running_loop()
-    await _hold_then_turn(Pacer(busy_seconds=0.002), 0.005)
+    await _hold_then_turn(Pacer(busy_seconds=0.002), 0.005, time)
     assert BUSY[loop].busy is True
     new = Pacer(busy_seconds=0.002)
     assert new() is None  # after RUN_STARTED: its slice begins
@@ -49,9 +75,9 @@ async def test_a_new_run_on_a_busy_loop_is_busy_from_its_first_slice() -> None:
     await turn
 
 
-async def test_a_new_run_on_a_quiet_loop_holds_its_first_slice() -> None:
+async def test_a_new_run_on_a_quiet_loop_holds_its_first_slice(time: Clock) -> None:
     loop = asyncio.get_running_loop()
-    await _hold_then_turn(Pacer(busy_seconds=0.002), 0)
+    await _hold_then_turn(Pacer(busy_seconds=0.002), 0, time)
     assert BUSY[loop].busy is False
     new = Pacer(busy_seconds=0.002)
     assert new() is None
