@@ -21,6 +21,7 @@ from strands_agui.runtime.building.background_watch import DETACHED, Held
 from strands_agui.server.agentcore.contract import agentcore_app_for
 from strands_agui.server.agentcore.health import process_status
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
+from strands_agui.server.transport.inflight import IN_FLIGHT
 from strands_agui.server.transport.proto import PROTO_MEDIA_TYPE
 from tests.oracles import assert_valid_proto, assert_valid_sse
 from tests.support import agentcore_apps
@@ -33,11 +34,20 @@ from tests.support.wire import run_input, sse_events
 pytestmark = pytest.mark.usefixtures("no_server_errors")
 
 
+@pytest.fixture
+def quiet_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``/ping`` reads this process's state, which other test files of the same pytest worker share: wait out
+    their runs still in flight (a detached resumable run ends within a minute) and hide the background tasks they
+    left held (a hold lasts ``HOLD_SECONDS``), so "idle" means idle here."""
+    wait_until(lambda: IN_FLIGHT.runs == 0, 120)
+    monkeypatch.setattr(DETACHED, "_by_thread", {})
+
+
 def invoke(base: str, body: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
     return httpx.post(f"{base}/invocations", json=body, headers=headers, timeout=30)
 
 
-def test_ping_is_healthy_busy_mid_run_and_stamps_only_a_change() -> None:
+def test_ping_is_healthy_busy_mid_run_and_stamps_only_a_change(quiet_process: None) -> None:
     with LiveServer(create_agentcore_app(agentcore_apps.agent)) as server:
         idle = ping(server.url)
         time.sleep(1.1)  # a stamp that moved on each ping would show here
@@ -56,7 +66,7 @@ def test_ping_is_healthy_busy_mid_run_and_stamps_only_a_change() -> None:
     assert idle["time_of_last_update"] < busy["time_of_last_update"] <= after["time_of_last_update"]
 
 
-def test_held_background_tasks_keep_the_process_busy() -> None:
+def test_held_background_tasks_keep_the_process_busy(quiet_process: None) -> None:
     """The tasks' hold and release are stamped when this process first sees them (they carry no clock)."""
     held = Held(plugin=object(), run_id="run-bg", principal=None, cards={})
     before = process_status()
