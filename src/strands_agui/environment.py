@@ -6,7 +6,8 @@ processes) reads the same thing. A worker reads it once, with :meth:`ServeEnviro
 built (``add_strands_fastapi_endpoint`` / ``create_strands_app``; a ``StrandsAgent`` built without ``sessions=``
 takes its default store from it when it is built). Nothing reads the environment later, during a run or a request.
 
-A flag (``STRANDS_AGUI_THREADS``, ``STRANDS_AGUI_RESUMABLE``, ``STRANDS_AGUI_METRICS``) is parsed by
+A flag (``STRANDS_AGUI_THREADS``, ``STRANDS_AGUI_RESUMABLE``, ``STRANDS_AGUI_METRICS``,
+``STRANDS_AGUI_NO_ADMISSION``) is parsed by
 :func:`env_flag` alone: ``1``/``true``/``yes``/``on`` (any case, around spaces) is on, ``0``/``false``/``no``/``off``
 or empty is off, anything else is refused (a ``ValueError`` naming the variable) when the app is built. A number
 (seconds, tries, limits) is parsed by :func:`env_number` alone, the same way: unset or empty is None (the
@@ -16,7 +17,9 @@ range, whoever reads it (an app, an endpoint, a ``StrandsAgent`` taking its defa
 The flags turn a feature on for every endpoint of the served app; an endpoint's own setting turns it on for
 itself (``docs/configuration.md``: the operator's flag and the code's setting; the code never turns the
 operator's flag off). A setting that names more than on/off wins over the environment's: a ``Resumable`` with
-its own event store, a ``sessions=`` store.
+its own event store, a ``sessions=`` store. Admission control is the one feature on by default, so its flags
+are the operator's over the code's: ``--no-admission`` turns it off for every endpoint, ``--max-runs N`` puts the
+ceiling ``N`` in every endpoint's policy (``server/request/admission.serve_policy``).
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ LIVE_RUNS_ENV = "STRANDS_AGUI_MAX_LIVE_RUNS_PER_PRINCIPAL"  # the event store's 
 REDIS_CONNECTIONS_ENV = "STRANDS_AGUI_REDIS_MAX_CONNECTIONS"  # a worker's connections to the Redis event store
 METRICS_ENV = "STRANDS_AGUI_METRICS"  # ``serve --metrics``
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # prometheus-client's own: its multiprocess mode (``--workers N``)
+MAX_RUNS_ENV = "STRANDS_AGUI_MAX_RUNS"  # ``serve --max-runs N``: admission control's fixed ceiling per worker
+NO_ADMISSION_ENV = "STRANDS_AGUI_NO_ADMISSION"  # ``serve --no-admission``
 
 _ON = frozenset({"1", "true", "yes", "on"})
 _OFF = frozenset({"", "0", "false", "no", "off"})
@@ -60,7 +65,7 @@ SECONDS, SECONDS_OR_ZERO, WHOLE = "a number of seconds > 0", "a number of second
 RANGES = {  # each number's variable -> what it must be (``inf`` is a number of seconds: forever)
     RETENTION_ENV: SECONDS, LEASE_ENV: SECONDS, CONNECT_TIMEOUT_ENV: SECONDS, READ_TIMEOUT_ENV: SECONDS,
     ATTEMPTS_ENV: WHOLE, COOLDOWN_ENV: SECONDS_OR_ZERO, DETACH_ENV: SECONDS_OR_ZERO, LIVE_RUNS_ENV: WHOLE,
-    REDIS_CONNECTIONS_ENV: WHOLE,
+    REDIS_CONNECTIONS_ENV: WHOLE, MAX_RUNS_ENV: WHOLE,
 }
 
 
@@ -99,17 +104,23 @@ class ServeEnvironment:
     redis_max_connections: int | None = None
     metrics: bool = False
     metrics_directory: str | None = None
+    max_runs: int | None = None
+    no_admission: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ServeEnvironment:
         """Read ``environ`` (default ``os.environ``) once; a wrong flag or number is a ``ValueError`` naming it."""
         env = os.environ if environ is None else environ
         numbers = {field: env_number(_VARIABLES[field], env.get(_VARIABLES[field])) for field in _NUMBERS}
+        no_admission = env_flag(NO_ADMISSION_ENV, env.get(NO_ADMISSION_ENV))
+        if no_admission and numbers["max_runs"] is not None:
+            raise ValueError(f"{NO_ADMISSION_ENV} with {MAX_RUNS_ENV}: a ceiling needs admission control on; "
+                             "set one of them")
         return cls(
             sessions=env.get(SESSIONS_ENV) or None, threads=env_flag(THREADS_ENV, env.get(THREADS_ENV)),
             resumable=env_flag(RESUMABLE_ENV, env.get(RESUMABLE_ENV)), events=env.get(EVENTS_ENV) or None,
             metrics=env_flag(METRICS_ENV, env.get(METRICS_ENV)), metrics_directory=env.get(MULTIPROC_ENV) or None,
-            **numbers)  # type: ignore[arg-type]
+            no_admission=no_admission, **numbers)  # type: ignore[arg-type]
 
     def to_env(self) -> dict[str, str]:
         """The variables that say this (what ``serve`` writes for its workers); fields off or None are left out,
@@ -129,7 +140,7 @@ _VARIABLES = {
     "s3_cooldown": COOLDOWN_ENV, "threads": THREADS_ENV, "resumable": RESUMABLE_ENV, "events": EVENTS_ENV,
     "detach_seconds": DETACH_ENV, "max_live_runs_per_principal": LIVE_RUNS_ENV,
     "redis_max_connections": REDIS_CONNECTIONS_ENV, "metrics": METRICS_ENV,
-    "metrics_directory": MULTIPROC_ENV,
+    "metrics_directory": MULTIPROC_ENV, "max_runs": MAX_RUNS_ENV, "no_admission": NO_ADMISSION_ENV,
 }
 _NUMBERS = tuple(field for field, name in _VARIABLES.items() if name in RANGES)
 

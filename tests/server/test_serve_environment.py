@@ -24,6 +24,7 @@ from strands_agui.environment import (
     DETACH_ENV,
     LEASE_ENV,
     LIVE_RUNS_ENV,
+    MAX_RUNS_ENV,
     METRICS_ENV,
     REDIS_CONNECTIONS_ENV,
     RESUMABLE_ENV,
@@ -37,6 +38,7 @@ from strands_agui.runtime.storage.default import default_store
 from strands_agui.runtime.storage.sessions import FileSessions
 from strands_agui.server.app import create_strands_app
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
+from strands_agui.server.request.admission import AdmissionPolicy, serve_policy
 from strands_agui.server.resumable.event_store import MemoryEvents
 from strands_agui.server.resumable.redis_store import RedisEvents
 from strands_agui.server.resumable.run_routes import Resumable, resumable_runs
@@ -129,9 +131,23 @@ def test_the_cli_writes_what_every_worker_reads_back(tmp_path: Path) -> None:
 def test_to_env_and_from_env_are_inverse() -> None:
     environment = ServeEnvironment(sessions="s3://bucket/prefix", lease_seconds=30.0, threads=True, metrics=True,
                                    max_live_runs_per_principal=7, redis_max_connections=12,
-                                   metrics_directory="/tmp/m")
+                                   metrics_directory="/tmp/m", max_runs=3)
     assert ServeEnvironment.from_env(environment.to_env()) == environment
     assert ServeEnvironment.from_env({}) == ServeEnvironment()
+    assert ServeEnvironment.from_env(ServeEnvironment(no_admission=True).to_env()).no_admission
+
+
+def test_the_operators_admission_flags_beat_the_endpoints_policy() -> None:
+    """``--no-admission`` turns admission control off for every endpoint; ``--max-runs N`` is the ceiling of every
+    endpoint's policy (its own lags kept), on even where the code turned it off."""
+    own = AdmissionPolicy(target_lag=0.02, max_runs=50)
+    assert serve_policy(own, max_runs=None, off=False) is own
+    assert serve_policy(own, max_runs=None, off=True) is None
+    assert serve_policy(own, max_runs=4, off=False) == AdmissionPolicy(target_lag=0.02, max_runs=4)
+    assert serve_policy(None, max_runs=4, off=False) == AdmissionPolicy(max_runs=4)
+    args = parser().parse_args(["serve", "--max-runs", "7"])
+    serve_environment(args)
+    assert ServeEnvironment.from_env().max_runs == 7
 
 
 @pytest.mark.parametrize(("name", "bad", "rule"), [
@@ -139,7 +155,7 @@ def test_to_env_and_from_env_are_inverse() -> None:
     (LEASE_ENV, "-5", "a number of seconds > 0"), (CONNECT_TIMEOUT_ENV, "nan", "a number of seconds > 0"),
     (ATTEMPTS_ENV, "2.5", "a whole number >= 1"), (COOLDOWN_ENV, "-1", "a number of seconds >= 0"),
     (DETACH_ENV, "later", "a number of seconds >= 0"), (LIVE_RUNS_ENV, "0", "a whole number >= 1"),
-    (REDIS_CONNECTIONS_ENV, "many", "a whole number >= 1"),
+    (REDIS_CONNECTIONS_ENV, "many", "a whole number >= 1"), (MAX_RUNS_ENV, "0", "a whole number >= 1"),
 ])
 def test_a_bad_number_is_the_same_clear_error_everywhere(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                          name: str, bad: str, rule: str) -> None:

@@ -61,7 +61,7 @@ from .console.inspector import inspected_run, wants_inspection
 from .console.page import list_in_console
 from .observability.metrics import AgentMetrics, add_metrics_route
 from .observability.observation import Observability
-from .request.admission import Admission, AdmissionPolicy, LoopLimit, loop_limit
+from .request.admission import Admission, AdmissionPolicy, LoopLimit, loop_limit, serve_policy
 from .request.negotiation import negotiate, produced_media_types
 from .request.openapi import RUN_RESPONSES, document_message_roles
 from .request.principals import principal_of
@@ -94,10 +94,13 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
     one RUN_FINISHED or RUN_ERROR, unless the client leaves first, which cancels it.
 
     ``environment`` is what ``strands-agui serve`` set (default: ``ServeEnvironment.from_env()``, read here, once):
-    its ``--threads``, ``--resumable`` and ``--metrics`` turn those on for this endpoint too.
+    its ``--threads``, ``--resumable`` and ``--metrics`` turn those on for this endpoint too; its ``--no-admission``
+    turns admission control off, its ``--max-runs N`` sets the ceiling of its policy.
     """
     settings = settings_with(settings or EndpointSettings(), dict(options), "add_strands_fastapi_endpoint")
     environment = ServeEnvironment.from_env() if environment is None else environment
+    settings = replace(settings, admission=serve_policy(settings.admission, max_runs=environment.max_runs,
+                                                        off=environment.no_admission))
     agent = served_agent(agent, settings, environment)
     runs = resumable_runs(settings.resumable, environment)
     freeze_after_startup(app)

@@ -4,7 +4,7 @@
                        [--threads]
                        [--pause-retention S] [--workers N] [--no-docs]
                        [--resumable [--events redis://HOST:PORT/DB] [--detach-seconds S]]
-                       [--metrics]
+                       [--metrics] [--max-runs N | --no-admission]
     strands-agui record MODULE:ATTR (--prompt TEXT | --input input.json) -o run.jsonl
     strands-agui replay run.jsonl [--input input.json] [--config MODULE:ATTR | --ignore-config]
                                   [--format jsonl|sse] [--trace] [--partial]
@@ -227,7 +227,8 @@ def serve_environment(args: argparse.Namespace) -> str | None:
         environment = replace(environment, pause_retention=float(args.pause_retention))
     if args.threads:
         environment = replace(environment, threads=True)
-    environment, made = metrics_environment(args, resumable_environment(args, environment))
+    environment = admission_environment(args, resumable_environment(args, environment))
+    environment, made = metrics_environment(args, environment)
     os.environ.update(environment.to_env())
     return made
 
@@ -255,6 +256,22 @@ def resumable_environment(args: argparse.Namespace, environment: ServeEnvironmen
         environment = replace(environment, events=args.events)
     if args.detach_seconds is not None:
         environment = replace(environment, detach_seconds=float(args.detach_seconds))
+    return environment
+
+
+def admission_environment(args: argparse.Namespace, environment: ServeEnvironment) -> ServeEnvironment:
+    """``--max-runs N`` and ``--no-admission``, for every worker's endpoints (``server/request/admission.py``)."""
+    from dataclasses import replace
+
+    if args.max_runs is not None and args.no_admission:
+        raise CliError(f"--max-runs {args.max_runs} with --no-admission: a ceiling needs admission control on; "
+                       "drop one of them")
+    if args.max_runs is not None and args.max_runs < 1:
+        raise CliError(f"--max-runs {args.max_runs}: give a whole number of runs >= 1 (or --no-admission)")
+    if args.no_admission:
+        return replace(environment, no_admission=True, max_runs=None)
+    if args.max_runs is not None:
+        return replace(environment, max_runs=args.max_runs, no_admission=False)
     return environment
 
 

@@ -128,6 +128,12 @@ def _serve_parser(sub: Any, common: argparse.ArgumentParser,
                        help="with --resumable: how long a run outlives its client awaiting a reconnect (default: 60)")
     serve.add_argument("--metrics", action="store_true", help="Prometheus metrics of the runs at GET /metrics "
                        "(every worker's; needs the observability extra; default: off)")
+    serve.add_argument("--max-runs", type=int, metavar="N",
+                       help="admission control's fixed ceiling: a worker answers a new run 503 with Retry-After while "
+                       "N runs are in flight in it (docs/capacity.md; default: only the limit learned from its load)")
+    serve.add_argument("--no-admission", action="store_true",
+                       help="admit every run, however loaded the worker (a balancer in front sheds load; default: "
+                       "admission control on)")
     serve.set_defaults(func=commands["serve"])
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from strands import Agent, tool
 from strands.agent import ModelRetryStrategy
+from strands.agent.conversation_manager import SlidingWindowConversationManager
 from strands.interventions import Deny, InterventionHandler
 from strands.memory import MemoryManager
 from strands.models.routing import ModelRouter
@@ -251,3 +252,25 @@ async def test_a_swarm_nodes_copy_carries_its_options_and_registers_plugin_tools
     assert copied is not node and copied._background_tasks not in (None, node._background_tasks)
     assert copied.memory_manager not in (None, node.memory_manager)
     assert copied.tool_names.count("search_memory") == 1
+
+
+async def test_strands_default_managers_are_built_from_the_templates_configuration_with_no_counts(
+        run_agents: list[Agent]) -> None:
+    """The sliding window and the retry strategy (Strands' defaults) are built afresh from the template's
+    configuration: its settings carried, none of what its own runs counted."""
+    window = SlidingWindowConversationManager(7, False, per_turn=3, pin_first=1,
+                                              proactive_compression={"compression_threshold": 0.5})
+    window.removed_message_count, window._model_call_count = 5, 9  # as if the template had run
+    retry = ModelRetryStrategy(max_attempts=2, initial_delay=1, max_delay=3)
+    retry._current_attempt = 1
+    template = Agent(model=ScriptedModel(weather_then_done), tools=[book_flight], callback_handler=None,
+                     conversation_manager=window, retry_strategy=retry)
+    assert (await run(template))[-1]["type"] == "RUN_FINISHED"
+    copied, strategy = run_agents[0].conversation_manager, run_agents[0]._retry_strategy
+    assert isinstance(copied, SlidingWindowConversationManager) and copied is not window
+    assert (copied.window_size, copied.should_truncate_results, copied.per_turn, copied.pin_first,
+            copied._compression_threshold) == (7, False, 3, 1, 0.5)
+    assert copied.removed_message_count == 0 and window.removed_message_count == 5
+    assert isinstance(strategy, ModelRetryStrategy) and strategy is not retry
+    assert (strategy._max_attempts, strategy._initial_delay, strategy._max_delay) == (2, 1, 3)
+    assert retry._current_attempt == 1

@@ -25,6 +25,8 @@ from strands._context_manager.context_manager import ContextManager
 from strands._context_manager.strategies.offload.truncate import EmergencyTruncateStrategy
 from strands.agent._agent_as_tool import _AgentAsTool
 from strands.agent._agent_delegation import AgentDelegation
+from strands.agent.conversation_manager import SlidingWindowConversationManager
+from strands.event_loop._retry import ModelRetryStrategy
 from strands.hooks import HookRegistry
 from strands.memory import MemoryManager
 from strands.models.model import _ModelPlugin
@@ -55,7 +57,22 @@ def _conversation_manager(template: Agent) -> Any:
     # A context manager (or a stateful model) owns context reduction; Strands refuses or ignores a second one.
     if template._context_manager_instance is not None or template.model.stateful:
         return None
-    return copy.deepcopy(template.conversation_manager)
+    manager = template.conversation_manager
+    if type(manager) is SlidingWindowConversationManager:  # Strands' default: built from its configuration
+        threshold = manager._compression_threshold
+        return SlidingWindowConversationManager(
+            manager.window_size, manager.should_truncate_results, per_turn=manager.per_turn,
+            pin_first=manager.pin_first,
+            proactive_compression=None if threshold is None else {"compression_threshold": threshold})
+    return copy.deepcopy(manager)
+
+
+def _retry_strategy(template: Agent) -> Any:
+    strategy = template._retry_strategy
+    if type(strategy) is ModelRetryStrategy:  # Strands' default: built from its configuration
+        return ModelRetryStrategy(max_attempts=strategy._max_attempts, initial_delay=strategy._initial_delay,
+                                  max_delay=strategy._max_delay)
+    return per_run_instance(strategy, template)
 
 
 def _context_manager(template: Agent) -> Any:
@@ -126,7 +143,7 @@ OPTIONS: dict[str, Carried | Excluded] = {
     "memory_manager": Carried(_memory_manager),  # fresh: it keeps the agent's extraction buffer
     "structured_output_prompt": Carried(lambda t: t._structured_output_prompt),
     "tool_executor": Carried(lambda t: t.tool_executor),
-    "retry_strategy": Carried(lambda t: per_run_instance(t._retry_strategy, t)),  # it counts a run's attempts
+    "retry_strategy": Carried(_retry_strategy),  # it counts a run's attempts
     "concurrent_invocation_mode": Carried(lambda t: t._concurrency._mode),
     "checkpointing": Carried(lambda t: t._checkpointing),
     "sandbox": Carried(lambda t: t._sandbox),

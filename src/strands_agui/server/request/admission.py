@@ -53,13 +53,14 @@ import math
 import weakref
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fastapi.responses import Response
 
 from ..transport.inflight import IN_FLIGHT, Held
 
-__all__ = ["DEFAULT_TARGET_LAG", "Admission", "AdmissionPolicy", "LoopLimit", "loop_limit", "saturated"]
+__all__ = ["DEFAULT_TARGET_LAG", "Admission", "AdmissionPolicy", "LoopLimit", "loop_limit", "saturated",
+           "serve_policy"]
 
 DEFAULT_TARGET_LAG = 0.010  # the lowest threshold of mean loop lag (s): a run's awaits each wait about that long
 DEFAULT_MAX_LAG = 0.050  # the highest: a worker whose loop lags more than this is saturated, whatever its baseline
@@ -100,6 +101,16 @@ class AdmissionPolicy:
             raise ValueError("adaptive=False needs max_runs (a fixed limit); admission=None turns admission off")
         if not (isinstance(self.retry_after, int) and self.retry_after >= 0):
             raise ValueError(f"retry_after must be an int >= 0, not {self.retry_after!r}")
+
+
+def serve_policy(policy: AdmissionPolicy | None, *, max_runs: int | None, off: bool) -> AdmissionPolicy | None:
+    """An endpoint's policy as the operator's ``serve`` flags leave it: ``--no-admission`` (``off``) none,
+    ``--max-runs N`` its own policy (the default one where it had none) with the ceiling ``N``; else its own."""
+    if off:
+        return None
+    if max_runs is None:
+        return policy
+    return replace(policy or AdmissionPolicy(), max_runs=max_runs)
 
 
 class LoopLimit:
