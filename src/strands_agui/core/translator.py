@@ -83,6 +83,7 @@ class Translator:
         self.subagent = subagent  # a subagent's translator (``nested``), not the run's own
         self.hook_steps: set[str] = set()  # steps a custom_result_handler started and has not finished
         self.hook_activities: set[str] = set()  # activity messages a custom_result_handler started
+        self.held_at_stop: list[Any] | None = None  # the client's messages when a Stop reached the run (``loop``)
         self.text = TextHandler(self)
         self.tools = ToolHandler(self)
         self.turns = TurnHandler(self)

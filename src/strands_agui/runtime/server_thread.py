@@ -126,6 +126,8 @@ class ServerThread:
         self.history: list[Any] = []  # its history's Strands messages, the thread's whole (before ``window``)
         self.summary: dict[str, Any] | None = None  # the kept summary this run started from
         self.trace: dict[str, str] | None = None  # the run's span (when traced), for feedback on its messages
+        self.ran: Translator | None = None  # the run's translator, once the run started (``keep_left``)
+        self.kept = False  # the thread was kept (``keep``)
 
     def enter(self, manager: Any) -> Entered:
         """The thread met once by a run's preparation (``planning.prepare``): the merged input (``open``: may
@@ -248,11 +250,16 @@ class ServerThread:
         return [MessagesSnapshotEvent(messages=messages[:first]), MessagesSnapshotEvent(messages=messages)]
 
     def keep(self, translator: Translator) -> RunFailure | None:
-        """Store what the client holds after the run: messages, state, pending interrupts. Only what the run
-        changed is written (``Threads.keep``); the stored messages the run kept are not converted again."""
+        """Store what the client holds after the run: messages, state, pending interrupts. A run that ends any
+        way but success keeps what its client held when the end began (``docs/threads.md``): a cancelled run what
+        streamed before its Stop reached it (``Translator.held_at_stop``), a run whose client left what was sent
+        before it left (``keep_left``). Only what the run changed is written (``Threads.keep``); the stored
+        messages the run kept are not converted again."""
         if self.threads is None:
             return None
-        messages = self._held(translator.client.snapshot())
+        self.kept = True
+        held = translator.held_at_stop
+        messages = self._held(held if held is not None else translator.client.snapshot())
         traces = {}
         if self.trace:  # the run's own messages: after the input's (a pass over the thread only when traced)
             before = {m.id for m in self.input.messages}
@@ -267,6 +274,20 @@ class ServerThread:
         finally:
             self.held.close()  # before the terminal event: the client's next run finds the thread free
         return None
+
+    def keep_left(self) -> None:
+        """A run that ended without its keep (its client left: the run was cancelled at an await, or closed at a
+        yield) keeps what it had sent that client, as any other ended run does (its failure only logged: nobody
+        is left to tell)."""
+        if self.threads is None or self.ran is None or self.kept:
+            return
+        try:
+            failure = self.keep(self.ran)
+        except Exception:  # noqa: BLE001 - the run is already over for its client
+            logger.warning("keeping the thread of a run whose client left failed", exc_info=True)
+            return
+        if failure is not None:
+            logger.warning("keeping the thread of a run whose client left failed: %s", failure.message)
 
     def _held(self, snapshot: Sequence[Any]) -> list[dict[str, Any]]:
         """The snapshot as JSON: a message that is one of the run's input messages, unchanged (the same object),
