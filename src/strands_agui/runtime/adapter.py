@@ -136,8 +136,7 @@ class StrandsAgent:
             if threads is not None:
                 pause.on_agent = server.window
 
-            cards: dict[str, dict[str, str]] = {}  # the run's background task cards
-            # (runtime/building/background_watch.py)
+            cards: dict[str, dict[str, str]] = {}  # the run's task cards (runtime/building/background_watch.py)
 
             def opened() -> Opened:
                 if planned.refused is not None:

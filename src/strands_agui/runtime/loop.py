@@ -56,9 +56,7 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                 except Exception as exc:  # noqa: BLE001 - Strands' failure becomes RUN_ERROR
                     failure, strands_ended = strands_failure(exc), True
                     break
-                translator.journal.clear()
-                if cancel is not None:
-                    cancel.note(translator)
+                _before_event(translator, cancel)
                 try:
                     items = translator.handle(event)
                     if cancel is not None and cancel.requested(translator):
@@ -170,6 +168,13 @@ async def _conclude(translator: Translator, failure: RunFailure | None, settle: 
         failure = failure or settled
     async for out in end_run(translator, failure):
         yield out
+
+
+def _before_event(translator: Translator, cancel: Cancellation | None) -> None:
+    """Before each Strands event: the journal cleared, and a requested cancel's ``note``."""
+    translator.journal.clear()
+    if cancel is not None:
+        cancel.note(translator)
 
 
 def _never() -> bool:
