@@ -124,3 +124,22 @@ def test_a_first_run_whose_client_left_keeps_what_it_was_sent(tmp_path: Path, ga
     with _server(tmp_path, gate, resumable=False) as server:
         held = _held_at_stop(server.url, body)
         assert _restored(server.url, "left") == held
+
+
+def test_a_background_tasks_card_is_kept_with_its_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """*background_agents*: the task's card (a ``background_task`` activity message, which the official client holds
+    and never sends back) is in the restored thread, where the client holds it, with the report it ended with."""
+    from strands_agui.examples.background_agents import build_agent
+    from tests.oracles import assert_valid_sse
+
+    monkeypatch.setenv("STRANDS_AGUI_REPORT_SECONDS", "0.05")
+    agent = build_agent({})
+    agent.sessions, agent.threads = FileSessions(tmp_path), True
+    body = run_input("Write a report on sales", thread_id="report", run_id="run-report")
+    with LiveServer(create_strands_app(agent)) as server:
+        response = httpx.post(server.url + "/", json=body, headers={"Accept": "text/event-stream"}, timeout=30)
+        held = assert_valid_sse(response.text, input=body)["messages"]
+        restored = _restored(server.url, "report")
+    cards = [m for m in held if m["role"] == "activity"]
+    assert cards and cards[0]["content"]["status"] == "completed"
+    assert restored == held

@@ -196,7 +196,7 @@ class Cancellation:
         it with: what streamed before the Stop reached the run) is noted, once, for the thread's keep; what
         Strands makes of the cancel afterwards (its ``"Cancelled by user"`` answer) no longer reaches that client."""
         if translator.held_at_stop is None and self.flag.is_set():
-            translator.held_at_stop = translator.client.snapshot()
+            translator.held_at_stop = translator.client.held()
 
     def requested(self, translator: Translator) -> bool:
         """Whether the ``cancel`` move is due now: requested, and the run is still going (the move halts it, so

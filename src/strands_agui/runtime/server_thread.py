@@ -88,11 +88,15 @@ def held_marker(input_data: RunAgentInput) -> tuple[str | None, int] | None:
 
 
 def _branch_point(kept: Sequence[dict[str, Any]], sent: Sequence[dict[str, Any]]) -> int:
-    """How many stored messages a branching request keeps: up to the first one it changed or left out."""
+    """How many stored messages a branching request keeps: up to the first one it changed or left out (an activity
+    message it does not send stays between two it kept: a client never sends those back, ``@ag-ui/client``)."""
+    at = end = 0
     for index, message in enumerate(kept):
-        if index >= len(sent) or sent[index] != message:
-            return index
-    return len(kept)
+        if at < len(sent) and sent[at] == message:
+            at, end = at + 1, index + 1
+        elif message.get("role") != "activity":
+            break
+    return end
 
 
 class Entered(NamedTuple):
@@ -175,7 +179,7 @@ class ServerThread:
                 if i is not None and as_json(message) != stored[i]:
                     return False
             return True
-        return self.messages == self.sent_json
+        return self.messages == self.sent_json or _unseen(self.messages) == _unseen(self.sent_json)
 
     def window_of(self, manager: Any) -> int | None:
         """The window the run's Strands history is built for (``planning.tail_history``): for a template whose
@@ -259,7 +263,7 @@ class ServerThread:
             return None
         self.kept = True
         held = translator.held_at_stop
-        messages = self._held(held if held is not None else translator.client.snapshot())
+        messages = self._held(held if held is not None else translator.client.held())
         traces = {}
         if self.trace:  # the run's own messages: after the input's (a pass over the thread only when traced)
             before = {m.id for m in self.input.messages}
@@ -302,6 +306,11 @@ class ServerThread:
             i = inputs.get(id(message))
             out.append(made[i] if i is not None and i < len(made) else as_json(message))
         return out
+
+
+def _unseen(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` without their activity messages (what a client sends of what it holds)."""
+    return [m for m in messages if m.get("role") != "activity"]
 
 
 def _same_prefix(items: Sequence[Any], given: Sequence[Any], limit: int) -> int:
