@@ -95,6 +95,7 @@ def _restored(url: str, thread_id: str) -> list[dict[str, Any]]:
 
     def ended() -> bool:
         response = httpx.get(f"{url}/threads/{thread_id}", timeout=5)
+        view.clear()
         view.update(response.json() if response.status_code == 200 else {})
         return response.status_code == 200 and "liveRun" not in view and bool(view.get("messages"))
 
@@ -143,3 +144,25 @@ def test_a_background_tasks_card_is_kept_with_its_thread(tmp_path: Path, monkeyp
     cards = [m for m in held if m["role"] == "activity"]
     assert cards and cards[0]["content"]["status"] == "completed"
     assert restored == held
+
+
+def test_a_stopped_runs_card_is_kept_cancelled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop while the report is being written (a resumable run: the page aborts its stream and cancels the run):
+    the reloaded thread has the task's card where the page held it, ``cancelled`` as the page shows it."""
+    from strands_agui.examples.background_agents import build_agent
+
+    monkeypatch.setenv("STRANDS_AGUI_REPORT_SECONDS", "30")
+    agent = build_agent({})
+    agent.sessions, agent.threads = FileSessions(tmp_path), True
+    body = run_input("Write a report on sales", thread_id="stopped-report", run_id="run-stopped-report")
+    with LiveServer(create_strands_app(agent, resumable=True)) as server:
+        with httpx.Client(timeout=10) as client, client.stream(
+                "POST", server.url + "/", json=body, headers={"Accept": "text/event-stream"}) as response:
+            card = next(json.loads(line[6:]) for line in response.iter_lines()
+                        if line.startswith("data: ") and '"ACTIVITY_SNAPSHOT"' in line)
+        assert httpx.post(f"{server.url}/runs/run-stopped-report/cancel", timeout=5).status_code < 300
+        restored = _restored(server.url, "stopped-report")
+    assert restored[0] == body["messages"][0]
+    cards = [m for m in restored if m["role"] == "activity"]
+    assert [m["id"] for m in cards] == [card["messageId"]]
+    assert cards[0]["content"] == {**card["content"], "status": "cancelled"}

@@ -262,8 +262,11 @@ class ServerThread:
         if self.threads is None:
             return None
         self.kept = True
-        held = translator.held_at_stop
-        messages = self._held(held if held is not None else translator.client.held())
+        final, held = translator.client.held(), translator.held_at_stop
+        messages = self._held(final if held is None else _settled(held, final))
+        if translator.halted and (cards := translator.background.halted_cards()):  # as its terminal event shows
+            messages = [{**m, "content": cards[m["id"]][1]} if m.get("id") in cards and m.get("role") == "activity"
+                        else m for m in messages]
         traces = {}
         if self.trace:  # the run's own messages: after the input's (a pass over the thread only when traced)
             before = {m.id for m in self.input.messages}
@@ -306,6 +309,15 @@ class ServerThread:
             i = inputs.get(id(message))
             out.append(made[i] if i is not None and i < len(made) else as_json(message))
         return out
+
+
+def _settled(held: list[Any], final: list[Any]) -> list[Any]:
+    """What a client held at its Stop, its activity messages as the run left them (the tasks a Stop left open
+    end ``cancelled``: the page shows its stopped run's cards so, ``docs/events.md``)."""
+    latest = {m["id"]: m for m in final if isinstance(m, dict) and m.get("role") == "activity"}
+    if not latest:
+        return held
+    return [latest.get(getattr(m, "id", None) if not isinstance(m, dict) else m.get("id"), m) for m in held]
 
 
 def _unseen(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
