@@ -3,6 +3,11 @@
 ``MESSAGES_SNAPSHOT`` replaces the client's timeline, so a snapshot must carry every message the client
 has: the run's input messages plus everything this run's events created, under the same ids. Text and
 arguments are kept as lists of deltas and joined only when a snapshot is taken (deltas are the hot path).
+
+Activity messages (``ACTIVITY_SNAPSHOT`` appends one, or replaces the one of its id; ``ACTIVITY_DELTA`` patches
+it) are held too, where the client put them (``held``: what a server-side thread keeps), but no snapshot carries
+them: a snapshot without activity messages leaves the client's own where they are (``@ag-ui/client``), so a card
+this run showed is never dropped by a correction.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ag_ui.core import ToolMessage
+import jsonpatch
+from ag_ui.core import ActivityDeltaEvent, ActivitySnapshotEvent, BaseEvent, ToolMessage
 
 from .results import wire_text
 
@@ -39,11 +45,14 @@ class _Message:
     error: str | None = None
     metadata: dict[str, Any] | None = None
     owner: str | None = None  # the subagentRunId of the subagent that produced it
+    activity: tuple[str, Any] | None = None  # an activity message's (activityType, content)
 
     def dump(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "role": self.role}
         if self.owner is not None:
             out["subagentRunId"] = self.owner
+        if self.activity is not None:
+            out["activityType"], out["content"] = self.activity
         if self.parts is not None:
             out["content"] = self.parts
         elif self.text is not None:
@@ -110,6 +119,7 @@ class ClientMessages:
         self._created: list[_Message] = []
         self._calls: dict[str, tuple[_Message, _ToolCall]] = {}
         self._shown_call_ids: set[str] = set()  # every toolCallId this run announced, retracted ones included
+        self._adopted = False  # an input activity message was taken into the run's own (``_adopt``)
 
     def answer_unanswered(self, new_id: Callable[[], str], text: str) -> bool:
         """Give each input tool call no tool message answers an error tool message saying ``text`` (what the
@@ -209,6 +219,45 @@ class ClientMessages:
     def _find(self, message_id: str) -> _Message | None:
         return next((m for m in self._created if m.id == message_id), None)
 
+    def activity(self, event: BaseEvent) -> None:
+        """An ``ACTIVITY_SNAPSHOT`` or ``ACTIVITY_DELTA`` the client applies (a delta of an activity message it does
+        not hold, or a patch that does not apply, changes nothing there either)."""
+        if not isinstance(event, ActivitySnapshotEvent | ActivityDeltaEvent):
+            return
+        message = self._find(event.message_id) or self._adopt(event.message_id)
+        if isinstance(event, ActivitySnapshotEvent):
+            if message is None:
+                message = _Message(event.message_id, "activity", owner=event.subagent_run_id)
+                self._created.append(message)
+            if message.activity is None or event.replace is not False:
+                message.activity = (event.activity_type, event.content)
+            return
+        if message is None or message.activity is None:
+            return
+        patch = [op.model_dump(mode="json", by_alias=True, exclude_unset=True) for op in event.patch]
+        try:
+            message.activity = (event.activity_type, jsonpatch.apply_patch(message.activity[1], patch))
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException):
+            return
+
+    def _adopt(self, message_id: str) -> _Message | None:
+        """An input activity message of ``message_id``, taken into the run's own (in its place) to change it."""
+        for index, given in enumerate(self._input):
+            if getattr(given, "id", None) == message_id and getattr(given, "role", None) == "activity":
+                message = _Message(message_id, "activity", owner=getattr(given, "subagent_run_id", None),
+                                   activity=(given.activity_type, given.content))
+                self._input = [*self._input[:index], message, *self._input[index + 1:]]
+                self._adopted = True
+                return message
+        return None
+
     def snapshot(self) -> list[Any]:
-        """Input messages, then the run's own, as a MESSAGES_SNAPSHOT carries them."""
-        return [*self._input, *(message.dump() for message in self._created)]
+        """Input messages, then the run's own, as a MESSAGES_SNAPSHOT carries them: no activity message (one pass
+        over them, as the snapshot's encoding makes anyway)."""
+        return [m for m in self.held() if (m.get("role") if isinstance(m, dict) else getattr(m, "role", None))
+                != "activity"]
+
+    def held(self) -> list[Any]:
+        """Every message the client holds: the input's, then the run's own, activity messages among them."""
+        given = self._input if not self._adopted else [m.dump() if isinstance(m, _Message) else m for m in self._input]
+        return [*given, *(message.dump() for message in self._created)]

@@ -21,6 +21,8 @@ from typing import Any
 
 import jsonpatch
 from ag_ui.core import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
     BaseEvent,
     CustomEvent,
     RawEvent,
@@ -83,6 +85,7 @@ class Translator:
         self.subagent = subagent  # a subagent's translator (``nested``), not the run's own
         self.hook_steps: set[str] = set()  # steps a custom_result_handler started and has not finished
         self.hook_activities: set[str] = set()  # activity messages a custom_result_handler started
+        self.held_at_stop: list[Any] | None = None  # the client's messages when a Stop reached the run (``loop``)
         self.text = TextHandler(self)
         self.tools = ToolHandler(self)
         self.turns = TurnHandler(self)
@@ -177,6 +180,9 @@ class Translator:
         if self.owner is not None:
             attributed(events, self.owner)
         self.journal += events
+        for item in events:  # the client's activity messages (a task's card, a tool's progress): what it holds
+            if isinstance(item, ActivitySnapshotEvent | ActivityDeltaEvent):
+                self.client.activity(item)
 
     def committed(self) -> list[BaseEvent]:
         """The events of the moves made since the journal was last cleared (the stream loop clears it before each
@@ -264,7 +270,9 @@ class Translator:
         return StateSnapshotEvent(snapshot=self.shared_state)
 
     def track_state(self, event: BaseEvent) -> BaseEvent:
-        """A handler's state event: the shared state follows it (jsonpatch for a delta), so it stays the client's."""
+        """A handler's state event: the shared state follows it (jsonpatch for a delta), so it stays the client's;
+        its activity messages are held as the client holds them."""
+        self.client.activity(event)
         if isinstance(event, StateSnapshotEvent):
             self.shared_state = event.snapshot
         elif isinstance(event, StateDeltaEvent):

@@ -136,8 +136,7 @@ class StrandsAgent:
             if threads is not None:
                 pause.on_agent = server.window
 
-            cards: dict[str, dict[str, str]] = {}  # the run's background task cards
-            # (runtime/building/background_watch.py)
+            cards: dict[str, dict[str, str]] = {}  # the run's task cards (runtime/building/background_watch.py)
 
             def opened() -> Opened:
                 if planned.refused is not None:
@@ -146,10 +145,14 @@ class StrandsAgent:
 
             live: Opener = (lambda: in_thread(opened)) if offload else opened
             settle = _settle_and_keep(pause.settle, server if threads is not None else None, offload)
-            async with aclosing(self._run(planned, live, on_move, settle, pace, cancel, flush)) as events:  # type: ignore[type-var]
-                async for event in events:  # closed here, in this task: the close reaches ``translate``
-                    note_card(cards, event)
-                    yield event
+            try:
+                async with aclosing(self._run(planned, live, on_move, settle, pace, cancel, flush)) as events:  # type: ignore[type-var]
+                    async for event in events:  # closed here, in this task: the close reaches ``translate``
+                        note_card(cards, event)
+                        yield event
+            except (asyncio.CancelledError, GeneratorExit):  # its client left (or it was closed) before its end
+                await (in_thread(server.keep_left) if offload else _now(server.keep_left))
+                raise
 
     def _open_live(self, pause: ThreadPause, planned: RunPlan, recorder: Recorder | None,
                    cancel: threading.Event | None,
@@ -241,6 +244,8 @@ def _settle_and_keep(settle: Settle, server: ServerThread | None,
     when the pause's is none); in a worker thread when ``offload``."""
 
     def for_run(translator: Translator) -> Settle:
+        if server is not None:
+            server.ran = translator  # kept even when the run never settles (``ServerThread.keep_left``)
         def both() -> RunFailure | None:
             settled = settle()
             assert not inspect.isawaitable(settled), "a pause's settle is synchronous"
@@ -251,6 +256,10 @@ def _settle_and_keep(settle: Settle, server: ServerThread | None,
         return (lambda: in_thread(both)) if offload else both
 
     return for_run
+
+
+async def _now(call: Callable[[], T]) -> T:
+    return call()
 
 
 async def in_thread(call: Callable[..., T], *args: Any) -> T:

@@ -56,7 +56,7 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                 except Exception as exc:  # noqa: BLE001 - Strands' failure becomes RUN_ERROR
                     failure, strands_ended = strands_failure(exc), True
                     break
-                translator.journal.clear()
+                _before_event(translator, cancel)
                 try:
                     items = translator.handle(event)
                     if cancel is not None and cancel.requested(translator):
@@ -170,6 +170,13 @@ async def _conclude(translator: Translator, failure: RunFailure | None, settle: 
         yield out
 
 
+def _before_event(translator: Translator, cancel: Cancellation | None) -> None:
+    """Before each Strands event: the journal cleared, and a requested cancel's ``note``."""
+    translator.journal.clear()
+    if cancel is not None:
+        cancel.note(translator)
+
+
 def _never() -> bool:
     return False
 
@@ -183,6 +190,13 @@ class Cancellation:
     def requested_at_all(self) -> bool:
         """Whether a cancel was requested, halted or not (a halted run's result handler stops there)."""
         return self.flag.is_set()
+
+    def note(self, translator: Translator) -> None:
+        """Before each Strands event: once a cancel is requested, what the client holds then (what its Stop left
+        it with: what streamed before the Stop reached the run) is noted, once, for the thread's keep; what
+        Strands makes of the cancel afterwards (its ``"Cancelled by user"`` answer) no longer reaches that client."""
+        if translator.held_at_stop is None and self.flag.is_set():
+            translator.held_at_stop = translator.client.held()
 
     def requested(self, translator: Translator) -> bool:
         """Whether the ``cancel`` move is due now: requested, and the run is still going (the move halts it, so

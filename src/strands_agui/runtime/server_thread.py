@@ -88,11 +88,15 @@ def held_marker(input_data: RunAgentInput) -> tuple[str | None, int] | None:
 
 
 def _branch_point(kept: Sequence[dict[str, Any]], sent: Sequence[dict[str, Any]]) -> int:
-    """How many stored messages a branching request keeps: up to the first one it changed or left out."""
+    """How many stored messages a branching request keeps: up to the first one it changed or left out (an activity
+    message it does not send stays between two it kept: a client never sends those back, ``@ag-ui/client``)."""
+    at = end = 0
     for index, message in enumerate(kept):
-        if index >= len(sent) or sent[index] != message:
-            return index
-    return len(kept)
+        if at < len(sent) and sent[at] == message:
+            at, end = at + 1, index + 1
+        elif message.get("role") != "activity":
+            break
+    return end
 
 
 class Entered(NamedTuple):
@@ -126,6 +130,8 @@ class ServerThread:
         self.history: list[Any] = []  # its history's Strands messages, the thread's whole (before ``window``)
         self.summary: dict[str, Any] | None = None  # the kept summary this run started from
         self.trace: dict[str, str] | None = None  # the run's span (when traced), for feedback on its messages
+        self.ran: Translator | None = None  # the run's translator, once the run started (``keep_left``)
+        self.kept = False  # the thread was kept (``keep``)
 
     def enter(self, manager: Any) -> Entered:
         """The thread met once by a run's preparation (``planning.prepare``): the merged input (``open``: may
@@ -173,7 +179,7 @@ class ServerThread:
                 if i is not None and as_json(message) != stored[i]:
                     return False
             return True
-        return self.messages == self.sent_json
+        return self.messages == self.sent_json or _unseen(self.messages) == _unseen(self.sent_json)
 
     def window_of(self, manager: Any) -> int | None:
         """The window the run's Strands history is built for (``planning.tail_history``): for a template whose
@@ -248,11 +254,19 @@ class ServerThread:
         return [MessagesSnapshotEvent(messages=messages[:first]), MessagesSnapshotEvent(messages=messages)]
 
     def keep(self, translator: Translator) -> RunFailure | None:
-        """Store what the client holds after the run: messages, state, pending interrupts. Only what the run
-        changed is written (``Threads.keep``); the stored messages the run kept are not converted again."""
+        """Store what the client holds after the run: messages, state, pending interrupts. A run that ends any
+        way but success keeps what its client held when the end began (``docs/threads.md``): a cancelled run what
+        streamed before its Stop reached it (``Translator.held_at_stop``), a run whose client left what was sent
+        before it left (``keep_left``). Only what the run changed is written (``Threads.keep``); the stored
+        messages the run kept are not converted again."""
         if self.threads is None:
             return None
-        messages = self._held(translator.client.snapshot())
+        self.kept = True
+        final, held = translator.client.held(), translator.held_at_stop
+        messages = self._held(final if held is None else _settled(held, final))
+        if translator.halted and (cards := translator.background.halted_cards()):  # as its terminal event shows
+            messages = [{**m, "content": cards[m["id"]][1]} if m.get("id") in cards and m.get("role") == "activity"
+                        else m for m in messages]
         traces = {}
         if self.trace:  # the run's own messages: after the input's (a pass over the thread only when traced)
             before = {m.id for m in self.input.messages}
@@ -268,6 +282,20 @@ class ServerThread:
             self.held.close()  # before the terminal event: the client's next run finds the thread free
         return None
 
+    def keep_left(self) -> None:
+        """A run that ended without its keep (its client left: the run was cancelled at an await, or closed at a
+        yield) keeps what it had sent that client, as any other ended run does (its failure only logged: nobody
+        is left to tell)."""
+        if self.threads is None or self.ran is None or self.kept:
+            return
+        try:
+            failure = self.keep(self.ran)
+        except Exception:  # noqa: BLE001 - the run is already over for its client
+            logger.warning("keeping the thread of a run whose client left failed", exc_info=True)
+            return
+        if failure is not None:
+            logger.warning("keeping the thread of a run whose client left failed: %s", failure.message)
+
     def _held(self, snapshot: Sequence[Any]) -> list[dict[str, Any]]:
         """The snapshot as JSON: a message that is one of the run's input messages, unchanged (the same object),
         is its JSON already made (the stored dict itself for a stored one), the others are converted."""
@@ -281,6 +309,20 @@ class ServerThread:
             i = inputs.get(id(message))
             out.append(made[i] if i is not None and i < len(made) else as_json(message))
         return out
+
+
+def _settled(held: list[Any], final: list[Any]) -> list[Any]:
+    """What a client held at its Stop, its activity messages as the run left them (the tasks a Stop left open
+    end ``cancelled``: the page shows its stopped run's cards so, ``docs/events.md``)."""
+    latest = {m["id"]: m for m in final if isinstance(m, dict) and m.get("role") == "activity"}
+    if not latest:
+        return held
+    return [latest.get(getattr(m, "id", None) if not isinstance(m, dict) else m.get("id"), m) for m in held]
+
+
+def _unseen(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` without their activity messages (what a client sends of what it holds)."""
+    return [m for m in messages if m.get("role") != "activity"]
 
 
 def _same_prefix(items: Sequence[Any], given: Sequence[Any], limit: int) -> int:

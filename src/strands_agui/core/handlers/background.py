@@ -91,7 +91,13 @@ class BackgroundHandler(Handler):
         """The run halted (its tasks still open were cancelled with it): each of its own tasks the client holds
         unsettled is shown ``cancelled``, before the terminal event."""
         out: list[Item] = []
-        for task_id, (_, held) in list(self.tasks.items()):
-            if task_id not in self.earlier and held.get("status") not in SETTLED:
-                out += self._one({**held, "status": "cancelled"})
+        for _, content in self.halted_cards().values():
+            out += self._one(content)
         return out
+
+    def halted_cards(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """What a halt shows of the run's own tasks the client holds unsettled: activity message id -> (task id,
+        content ``cancelled``); a thread kept before the terminal event keeps them so (``ServerThread.keep``)."""
+        return {message_id: (task_id, {**held, "status": "cancelled"})
+                for task_id, (message_id, held) in list(self.tasks.items())
+                if task_id not in self.earlier and held.get("status") not in SETTLED}
