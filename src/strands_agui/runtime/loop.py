@@ -38,10 +38,9 @@ async def translate(translator: Translator, source: AsyncIterator[Mapping[str, A
                     stop: Callable[[], Any] | None = None, settle: Settle | None = None,
                     pace: Pace | None = None, cancel: Cancellation | None = None,
                     flush: Flush | None = None) -> AsyncIterator[BaseEvent]:
-    """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event. When the machine
-    halts, ``stop`` (the live agent's ``cancel``; none in a replay) asks Strands to end its run its own way (no tool
-    of the batch runs, no model is called again); ``settle``, ``pace``, ``flush``: their types above; ``cancel`` is
-    checked after each Strands event (once requested, the ``cancel`` move halts the run)."""
+    """Drive ``translator`` with ``source`` (live or replayed Strands events) to a terminal event. A halted run's
+    ``stop`` (the live agent's ``cancel``; none in a replay) ends Strands' run its own way; ``settle``, ``pace``,
+    ``flush``: their types above; ``cancel``, checked after each Strands event, halts the run once requested."""
     failure: RunFailure | None = None
     strands_ended = False  # Strands' generator ran to its end (or raised): nothing of it is left suspended
     stopped = cancel.requested_at_all if cancel is not None else _never  # what a user hook asks between its events
