@@ -264,6 +264,8 @@ class _CheckServer:
             except json.JSONDecodeError:
                 continue
             if isinstance(answer, dict) and answer.get("id") == request_id:
+                if time.monotonic() > deadline:  # read after the deadline (already queued when a 0 s one began)
+                    raise subprocess.TimeoutExpired(self.args, timeout)
                 return answer
 
     def close(self) -> None:
