@@ -9,7 +9,6 @@ through a ``.pth`` line (as ``tests/e2e/test_install.py`` does), so nothing is d
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -20,6 +19,7 @@ import pytest
 
 from strands_agui.tooling import diagrams
 from strands_agui.tooling.cli import main
+from tests.support.install import copy_source, has_modern_setuptools
 from tests.support.paths import REPO
 
 ROOT = REPO
@@ -72,25 +72,11 @@ def _plain_install(tmp: Path) -> Path:
     purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                              check=True, capture_output=True, text=True).stdout.strip()
     Path(purelib, "test-dependencies.pth").write_text(f"{_without_graphviz(tmp)}\n", encoding="utf-8")
-    source = tmp / "source"  # a copy: building in the clone would leave build/ and egg-info behind
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        (source / name).write_bytes((ROOT / name).read_bytes())
-    shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    no_isolation = ["--no-build-isolation"] if _has_modern_setuptools() else []
+    source = copy_source(tmp)
+    no_isolation = ["--no-build-isolation"] if has_modern_setuptools() else []
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", *no_isolation,
                     str(source)], check=True, capture_output=True, text=True, timeout=900)
     return env_dir
-
-
-def _has_modern_setuptools() -> bool:
-    """The setuptools the ``dev`` extra installs (PEP 639 license strings), so the build needs no download."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return int(version("setuptools").split(".")[0]) >= 77
-    except PackageNotFoundError:
-        return False
 
 
 @pytest.mark.slow

@@ -23,12 +23,18 @@ from tests.support.paths import REPO
 ROOT = REPO
 
 
-def build_wheel(tmp: Path) -> Path:
-    source = tmp / "source"  # a copy, so the build leaves no build/ or egg-info in the clone
+def copy_source(tmp: Path) -> Path:
+    """The package's source under ``tmp/source``: a copy, so a build leaves no build/ or egg-info in the clone."""
+    source = tmp / "source"
     source.mkdir()
     shutil.copy(ROOT / "pyproject.toml", source)
     shutil.copy(ROOT / "README.md", source)
     shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    return source
+
+
+def build_wheel(tmp: Path) -> Path:
+    source = copy_source(tmp)
     no_isolation = ["--no-build-isolation"] if has_modern_setuptools() else []
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *no_isolation,
                     "-w", str(tmp / "dist"), str(source)], check=True, capture_output=True, text=True, timeout=600)
