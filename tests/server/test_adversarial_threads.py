@@ -216,7 +216,9 @@ def test_runs_on_a_frozen_store_never_block_the_event_loop(s3: MotoS3) -> None:
                 slowest = max(slowest, time.monotonic() - started)
                 time.sleep(0.2)
             ended = [run.result() for run in runs]
-    assert slowest < 1.0, f"/ping took {slowest:.1f} s beside 4 runs on a frozen store"
+    # blocked, /ping waited out the store calls' timeouts (about 4 s); free, it answers at once, which a machine
+    # running other jobs can stretch past a second (1.04 s seen): the bound sits between the two
+    assert slowest < 2.0, f"/ping took {slowest:.1f} s beside 4 runs on a frozen store"
     assert all(code(events) == "SESSION_ERROR" for events in ended), [e[-1] for e in ended]
 
 
