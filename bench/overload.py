@@ -6,8 +6,9 @@ start). Per server, in turn:
 
 1. **unloaded**: ``BASE_RATE`` runs/s for ``BASE_SECONDS``: its run p50 and p99 unloaded;
 2. **held**: the rate it holds (``bench.openloop.held``'s rule: every run done, run p50 within ``HELD`` x its
-   unloaded p50), found with ``--probe-seconds`` windows: from ``--start`` doubling until a rate fails, then
-   ``--refine`` bisections (``bench.openloop.probe_rate``);
+   unloaded p50), found with ``--probe-seconds`` (8) windows: from ``--start`` doubling until a rate fails, then
+   ``--refine`` bisections (``bench.openloop.probe_rate``); a probe is half an overload window long, so a backlog
+   that builds slowly at a rate just past the held one shows in it;
 3. **2x and 4x** that rate (``--multiples``) offered for ``--seconds`` (15) each.
 
 A run answered 503 (or 429) is **refused** (its answer's time counted from its scheduled start), one answered 200
@@ -265,7 +266,7 @@ def main() -> None:
     parser.add_argument("--stateful", action="store_true", help="the serve servers with threads and Redis")
     parser.add_argument("--seconds", type=float, default=15, help="how long each overload window's arrivals last")
     parser.add_argument("--multiples", default="2,4", help="the held rate's multiples offered")
-    parser.add_argument("--probe-seconds", type=float, default=4, help="a held-rate probe's arrivals")
+    parser.add_argument("--probe-seconds", type=float, default=8, help="a held-rate probe's arrivals")
     parser.add_argument("--start", type=float, default=50, help="the first held-rate probe, runs/s")
     parser.add_argument("--most", type=float, default=1600, help="the highest held-rate probe")
     parser.add_argument("--refine", type=int, default=2, help="bisections of the held rate")

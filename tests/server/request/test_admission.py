@@ -23,6 +23,7 @@ from fastapi import FastAPI
 from strands_agui.server.app import add_ping
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
 from strands_agui.server.request.admission import (
+    DEFAULT_TARGET_LAG,
     MAXIMUM_LIMIT,
     MINIMUM_LIMIT,
     SUSTAINED,
@@ -40,6 +41,7 @@ from tests.support.resumable import SSE, Gate, frames, gated_agent, reconnect, r
 from tests.support.servers import wait_until
 
 SMALL = AdmissionPolicy(max_runs=2, adaptive=False)
+TARGET = DEFAULT_TARGET_LAG
 
 
 @pytest.fixture(autouse=False)
@@ -214,19 +216,19 @@ def test_the_limit_falls_with_the_loops_lag_waits_for_its_runs_then_grows_only_w
     held = [Held() for _ in range(100)]
     try:
         limit = LoopLimit(AdmissionPolicy(), loop)
-        limit.history.extend([0.001] * 50)  # a quiet machine: the threshold is target_lag (10 ms)
-        assert limit.threshold() == AdmissionPolicy().target_lag
+        limit.history.extend([0.001] * 50)  # a quiet machine: the threshold is target_lag (5 ms)
+        assert limit.threshold() == AdmissionPolicy().target_lag == TARGET
         assert _window(limit, 0.200, spike=True) == MAXIMUM_LIMIT  # one slow window: another process, not load
-        assert _window(limit, 0.020) == 50  # 100 runs at 4x the target lag: cut to half (the most one window cuts)
-        assert _window(limit, 0.020) == 50  # still 100 in flight, admitted before the cut: not cut again
-        assert _window(limit, 0.020, refused=5) == 50  # and not grown for its refusals while the lag is high
+        assert _window(limit, 4 * TARGET) == 50  # 100 runs at 4x the target lag: cut to half (the most one window cuts)
+        assert _window(limit, 4 * TARGET) == 50  # still 100 in flight, admitted before the cut: not cut again
+        assert _window(limit, 4 * TARGET, refused=5) == 50  # and not grown for its refusals while the lag is high
         for entry in held[40:]:
             entry.leave()
-        assert _window(limit, 0.020) == 50  # the window in which they came within it: its lag is theirs
-        assert _window(limit, 0.0105) == pytest.approx(40 * 0.9)  # now the limit's own lag: cut again, 10% at least
+        assert _window(limit, 4 * TARGET) == 50  # the window in which they came within it: its lag is theirs
+        assert _window(limit, 1.05 * TARGET) == pytest.approx(40 * 0.9)  # the limit's own lag: cut, 10% at least
         assert _window(limit, 0.001) == pytest.approx(36)  # fast, and the limit was not reached: it stays
         assert _window(limit, 0.001, refused=1) == pytest.approx(42)  # reached: it grows by its square root
-        assert _window(limit, 0.050) == 20  # 40 in flight: cut to half of them
+        assert _window(limit, 10 * TARGET) == 20  # 40 in flight: cut to half of them
         assert _window(limit, 0.5) == 20  # 40 in flight still: they wait below it
         for entry in held[10:40]:
             entry.leave()

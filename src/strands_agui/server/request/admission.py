@@ -27,6 +27,12 @@ work has one above 0), kept between ``target_lag`` and ``max_lag``; the lag judg
 * otherwise (the worker has room it does not use) the limit stays: an idle worker does not learn a limit it was
   never shown it can take.
 
+**Why 4 ms.** A streamed run waits for the loop at each of its awaits, once or twice a model chunk (the chunk
+arriving, its frame written), so the bench's chat run of 44 chunks grew by 50-90 x the mean lag. Past saturation
+(``bench.overload``, ``docs/capacity.md``), with a threshold of 10 ms the served runs' p99 was 2.1-2.3x their
+unloaded p99; with 5 ms, 1.5-2.2x (a stateful run also awaits its stores); with 4 ms, 1.5-1.9x, and the goodput
+stayed near the rate the worker holds unshed. A lower threshold would refuse runs the worker could serve in time.
+
 This is Envoy's adaptive concurrency and Netflix's ``Gradient2`` (a latency against its no-load value, a
 ``sqrt(limit)`` headroom) with the loop's lag as the latency: a run's own length (a model's pace, many turns) never
 reads as load, and the baseline is a low quantile of recent windows (TCP Vegas' ``BaseRTT``, Envoy's ``minRTT``), so
@@ -62,7 +68,7 @@ from ..transport.inflight import IN_FLIGHT, Held
 __all__ = ["DEFAULT_TARGET_LAG", "Admission", "AdmissionPolicy", "LoopLimit", "loop_limit", "saturated",
            "serve_policy"]
 
-DEFAULT_TARGET_LAG = 0.010  # the lowest threshold of mean loop lag (s): a run's awaits each wait about that long
+DEFAULT_TARGET_LAG = 0.004  # the lowest threshold of mean loop lag (s): a run's awaits each wait about that long
 DEFAULT_MAX_LAG = 0.050  # the highest: a worker whose loop lags more than this is saturated, whatever its baseline
 TOLERANCE = 2.0  # the threshold: this times the baseline lag
 HISTORY = 100  # windows the baseline is read from (10 s)
