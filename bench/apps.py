@@ -180,7 +180,9 @@ def main() -> None:
     opts = parser.parse_args()
     app = create_app((opts.adapter,) if opts.adapter else ADAPTERS, opts.model, keywords(opts.endpoint),
                      keywords(opts.agent))
-    uvicorn.run(app, host="127.0.0.1", port=opts.port, log_level="warning", access_log=False)
+    # $BENCH_HTTP: uvicorn's HTTP implementation ("h11" for an A/B against httptools, a dependency since issue 38)
+    uvicorn.run(app, host="127.0.0.1", port=opts.port, log_level="warning", access_log=False,
+                http=os.environ.get("BENCH_HTTP", "auto"))
 
 
 if __name__ == "__main__":

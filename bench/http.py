@@ -230,9 +230,15 @@ def server_options(parser: argparse.ArgumentParser) -> Callable[[argparse.Namesp
     parser.add_argument("--body", action="append", default=[], metavar="KEY=VALUE",
                         help="a top-level field added to every request body (open loop and profile), e.g. "
                              "protocolVersion='\"1.0\"' (the same forms)")
+    parser.add_argument("--admission", action="store_true",
+                        help="serve ours with admission control on, the library's default; off here otherwise: "
+                             "these parts measure what a run costs and the rate a server holds, and the runs it "
+                             "would shed past that rate would count as failed (bench.overload measures shedding)")
 
     def arguments(opts: argparse.Namespace) -> list[str]:
         items = [] if opts.coalesce is None else [f"coalesce_seconds={opts.coalesce}"]
+        if not opts.admission and not any(item.startswith("admission=") for item in opts.endpoint):
+            items.append("admission=null")
         extra = [arg for item in items + opts.endpoint for arg in ("--endpoint", item)]
         return extra + [arg for item in opts.agent for arg in ("--agent", item)]
 

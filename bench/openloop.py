@@ -1,7 +1,8 @@
 """``make bench`` (open loop): ours, upstream and the floor at a provider's pace, runs arriving at fixed rates.
 
 Each server (``ours``, ``upstream`` = ``ag_ui_strands==1.0.2``, ``floor`` = no adapter, see ``bench/apps.py``)
-runs in its own uvicorn process, all on the paced model (first chunk after 200 ms, then one every 10 ms).
+runs in its own uvicorn process, all on the paced model (first chunk after 200 ms, then one every 10 ms);
+ours with admission control off (``--admission`` keeps it on), since a run it shed would count as failed here.
 For each rate (``--rates``, runs/s) and server in turn (the order alternates from rate to rate), this
 process starts runs at fixed times, ``start + i / rate``, whether or not the earlier ones have finished: an
 open loop, so a slow server gets more concurrent runs, as it would from real users, and never fewer requests.
@@ -355,7 +356,7 @@ def main() -> None:
     started: list[subprocess.Popen[bytes]] = []
     targets: dict[str, Target] = {}
     with contextlib.ExitStack() as stack:
-        extra, beside = shlex.split(opts.serve_args), []
+        extra, beside = shlex.split(opts.serve_args) + ([] if opts.admission else ["--no-admission"]), []
         if opts.stateful and opts.serve_workers:
             from tests.support.redis import redis_server  # redis-server, as the suite starts it
 

@@ -17,7 +17,7 @@ import pytest
 
 from bench.apps import ANSWER, FIRST_CHUNK_SECONDS, create_app
 from bench.http import body as bench_body
-from bench.http import free_port, keywords, server_cpu, start_server
+from bench.http import free_port, keywords, server_cpu, server_options, start_server
 from bench.openloop import (
     Load,
     Target,
@@ -40,6 +40,22 @@ from tests.support.processes import running
 
 def _frames(text: str) -> list[dict[str, object]]:
     return [json.loads(line[len("data: "):]) for line in text.splitlines() if line.startswith("data: ")]
+
+
+def test_the_cost_parts_serve_ours_without_admission_control_unless_asked() -> None:
+    """The closed and open loops measure a run's cost and the rate a server holds: runs shed past it would count
+    as failed (the closed loop's 64 clients saturate a worker by design), so ours is served with ``admission=None``
+    there; ``--admission`` or an explicit ``--endpoint admission=...`` keeps the setting."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    arguments = server_options(parser)
+    assert arguments(parser.parse_args([])) == ["--endpoint", "admission=null"]
+    assert keywords(["admission=null"]) == {"admission": None}
+    assert arguments(parser.parse_args(["--admission"])) == []
+    given = "admission=@strands_agui.server.request.admission:AdmissionPolicy"
+    assert arguments(parser.parse_args(["--endpoint", given, "--coalesce", "0"])) == [
+        "--endpoint", "coalesce_seconds=0.0", "--endpoint", given]
 
 
 def test_keywords_read_json_imports_and_strings() -> None:
