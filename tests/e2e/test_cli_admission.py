@@ -96,3 +96,29 @@ def test_a_bad_admission_variable_is_one_line_and_exit_2(monkeypatch: pytest.Mon
     monkeypatch.setenv(MAX_RUNS_ENV, "2")
     monkeypatch.setenv(NO_ADMISSION_ENV, "1")
     assert_explains(cli_in_process(["serve", "--port", "0"]), NO_ADMISSION_ENV, MAX_RUNS_ENV)
+
+
+def test_serve_runs_on_asyncios_own_loop_even_where_uvloop_would_be_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Admission control's lag threshold is measured on asyncio's loop; uvicorn's ``loop="auto"`` takes uvloop
+    wherever it is installed (``uvicorn[standard]``), and there the same threshold under-sheds. ``serve``'s uvicorn
+    is told ``asyncio``; an embedding app's own ``uvicorn.run`` is its choice (``docs/capacity.md``)."""
+    import uvicorn
+
+    from strands_agui.tooling import serving
+
+    seen: dict[str, Any] = {}
+
+    class Stop(Exception):
+        pass
+
+    def config(_self: object, app: object, **options: Any) -> None:
+        seen.update(options)
+        raise Stop
+
+    monkeypatch.setattr(uvicorn.Config, "__init__", config)
+    with pytest.raises(Stop):
+        serving.run_uvicorn(object(), host="127.0.0.1", port=1, workers=2)
+    assert seen["loop"] == "asyncio" and seen["workers"] == 2
+    with pytest.raises(Stop):
+        serving.run_uvicorn(object(), loop="uvloop")  # an explicit choice is kept
+    assert seen["loop"] == "uvloop"

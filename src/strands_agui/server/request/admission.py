@@ -56,6 +56,7 @@ import asyncio
 import itertools
 import json
 import math
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable
@@ -160,13 +161,13 @@ class LoopLimit:
 
     def _start(self) -> None:
         self._probing = True
-        now = self.loop.time()
+        now = time.monotonic()
         self._window_end = now + WINDOW_SECONDS
         self._due = now + PROBE_SECONDS
-        self.loop.call_at(self._due, self._probe)
+        self.loop.call_later(PROBE_SECONDS, self._probe)
 
     def _probe(self) -> None:
-        now = self.loop.time()
+        now = time.monotonic()  # not loop.time(): uvloop's is the time its iteration began (libuv caches it)
         self._lags += max(0.0, now - self._due)
         self._samples += 1
         if now >= self._window_end:
@@ -177,7 +178,7 @@ class LoopLimit:
                 return
             self.peak = self.refused = 0
         self._due = now + PROBE_SECONDS
-        self.loop.call_at(self._due, self._probe)
+        self.loop.call_later(PROBE_SECONDS, self._probe)
 
     def threshold(self) -> float:
         """The mean lag past which the limit is cut: ``TOLERANCE`` x the baseline, within the policy's bounds."""
