@@ -30,7 +30,7 @@ work has one above 0), kept between ``target_lag`` and ``max_lag``; the lag judg
 **Why 4 ms.** A streamed run waits for the loop at each of its awaits, once or twice a model chunk (the chunk
 arriving, its frame written), so the bench's chat run of 44 chunks grew by 50-90 x the mean lag. Past saturation
 (``bench.overload``, ``docs/capacity.md``), with a threshold of 10 ms the served runs' p99 was 2.1-2.3x their
-unloaded p99; with 5 ms, 1.5-2.2x (a stateful run also awaits its stores); with 4 ms, 1.5-1.9x, and the goodput
+unloaded p99; with 5 ms, 1.5-2.6x (a stateful run also awaits its stores); with 4 ms, 1.4-1.9x, and the goodput
 stayed near the rate the worker holds unshed. A lower threshold would refuse runs the worker could serve in time.
 
 This is Envoy's adaptive concurrency and Netflix's ``Gradient2`` (a latency against its no-load value, a
