@@ -47,7 +47,9 @@ def test_machine_highlights_states_and_downloads_replay(page: Any, examples: Liv
     expect(page.locator("#machine-diagram g.state.current")).to_have_attribute("id", "state-finished")
     expect(page.locator("#machine-diagram g.move.last")).to_have_attribute("id", "move-finish-ready-finished")
     states = page.evaluate("window.states")  # what was on screen, frame by frame
-    expected = ["ready", "streaming_text", "in_tool_call", "awaiting_result", "finished"]
+    # `ready` recurs between parts, and two moves applied in one frame show only the second (idle -> ready ->
+    # streaming_text seen as idle -> streaming_text): the order is checked on the states each part first enters
+    expected = ["streaming_text", "in_tool_call", "awaiting_result", "finished"]
     seen = [s for s in expected if s in states]
     assert len(seen) >= 3 and [states.index(s) for s in seen] == sorted(states.index(s) for s in seen), states
     visited = page.eval_on_selector_all("#machine-diagram g.state.visited", "nodes => nodes.map(n => n.id)")
