@@ -163,6 +163,9 @@ class LoopLimit:
         self._probing = True
         now = time.monotonic()
         self._window_end = now + WINDOW_SECONDS
+        self._next_probe(now)
+
+    def _next_probe(self, now: float) -> None:
         self._due = now + PROBE_SECONDS
         self.loop.call_later(PROBE_SECONDS, self._probe)
 
@@ -177,8 +180,7 @@ class LoopLimit:
                 self._probing = False  # idle: the next admission starts the probe again
                 return
             self.peak = self.refused = 0
-        self._due = now + PROBE_SECONDS
-        self.loop.call_later(PROBE_SECONDS, self._probe)
+        self._next_probe(now)
 
     def threshold(self) -> float:
         """The mean lag past which the limit is cut: ``TOLERANCE`` x the baseline, within the policy's bounds."""
