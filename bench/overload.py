@@ -7,8 +7,9 @@ start). Per server, in turn:
 1. **unloaded**: ``BASE_RATE`` runs/s for ``BASE_SECONDS``: its run p50 and p99 unloaded;
 2. **held**: the rate it holds (``bench.openloop.held``'s rule: every run done, run p50 within ``HELD`` x its
    unloaded p50), found with ``--probe-seconds`` (8) windows: from ``--start`` doubling until a rate fails, then
-   ``--refine`` bisections (``bench.openloop.probe_rate``); a probe is half an overload window long, so a backlog
-   that builds slowly at a rate just past the held one shows in it;
+   ``--refine`` (4) bisections (``bench.openloop.probe_rate``: within 1/16 of the bracket; with 2, the held rate
+   could sit a quarter of a bracket below what the server holds, and the goodput against it read high); a probe is
+   half an overload window long, so a backlog that builds slowly at a rate just past the held one shows in it;
 3. **2x and 4x** that rate (``--multiples``) offered for ``--seconds`` (15) each.
 
 A run answered 503 (or 429) is **refused** (its answer's time counted from its scheduled start), one answered 200
@@ -16,7 +17,8 @@ that did not end in RUN_FINISHED within ``--timeout`` (10 s) **failed after it w
 in time (or another status) is **unanswered**. For each overload window: **goodput** (runs served complete per second
 of arrivals) against the held rate, the served runs' p99 against the unloaded p99, the refusals' p99, the share of
 accepted runs that failed, and (``--stateful``) the server log's ``events no longer stored`` lines (an accepted
-resumable run that lost its events).
+resumable run that lost its events); and the cores the server kept busy, beside those of the client and Redis (on a
+machine with few cores they share them: the client's work grows with the rate offered, the workers' cores shrink).
 The issue's targets: goodput >= 0.9x held, served p99 <= 2x unloaded, refused p99 <= 100 ms, failed after accepted
 <= 1%, no events lost; a verdict per row.
 
@@ -45,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.http import body, free_port, read_body, request, start_server
+from bench.http import body, free_port, read_body, request, server_cpu, start_server
 from bench.openloop import HELD, Target, _idle_connection, pct, probe_rate, serve_command
 
 BASE_RATE = 20.0
@@ -68,6 +70,14 @@ class Window:
     unanswered: int = 0  # no status line in time, the connection failed, or a status but 200, 429 and 503
     lost: int = 0  # ``events no longer stored`` lines in the server's log over the window
     lag: list[float] = field(default_factory=list)  # the client's own lag: scheduled start -> request written
+    seconds: float = 0.0  # wall time from the first arrival to the last answer
+    cpu: float = 0.0  # the server's CPU seconds (its workers') over it
+    beside_cpu: float = 0.0  # Redis's (``Target.beside``)
+    client_cpu: float = 0.0  # this client's
+
+    def cores(self, cpu: float) -> float:
+        """CPU seconds over the window as the cores they kept busy."""
+        return cpu / self.seconds if self.seconds else 0.0
 
     @property
     def done(self) -> int:
@@ -113,6 +123,10 @@ async def _one(target: Target, payload: bytes, scheduled: float, window: Window,
             conn[1].close()
 
 
+def _beside_cpu(target: Target) -> float:
+    return sum(server_cpu(pid) for pid in target.beside)
+
+
 def _length(head: bytes) -> int:
     for line in head.lower().split(b"\r\n"):
         if line.startswith(b"content-length:"):
@@ -125,6 +139,7 @@ async def offer(target: Target, rate: float, seconds: float, numbers: itertools.
     """``rate * seconds`` runs at fixed times; wait for them all."""
     window, runs = Window(rate, offered=round(rate * seconds)), []
     lost = log.read_bytes().count(LOST) if log is not None else 0
+    cpu, beside, client = server_cpu(target.pid), _beside_cpu(target), time.process_time()
     start = time.perf_counter() + 0.01
     for i in range(window.offered):
         scheduled = start + i / rate
@@ -133,6 +148,9 @@ async def offer(target: Target, rate: float, seconds: float, numbers: itertools.
         payload = request(target.path, body("chat", next(numbers), target.extra))
         runs.append(asyncio.create_task(_one(target, payload, scheduled, window, timeout)))
     await asyncio.gather(*runs)
+    window.seconds = time.perf_counter() - start
+    window.cpu, window.beside_cpu = server_cpu(target.pid) - cpu, _beside_cpu(target) - beside
+    window.client_cpu = time.process_time() - client
     for (_reader, writer), _since in target.idle:  # never reuse a connection across windows
         writer.close()
     target.idle.clear()
@@ -146,17 +164,18 @@ def holds(window: Window, unloaded: Window) -> bool:
 
 
 async def find_held(target: Target, opts: argparse.Namespace, numbers: itertools.count[int],
-                    unloaded: Window) -> float:
+                    unloaded: Window) -> tuple[float, Window | None]:
     """The highest rate held: from ``--start``, doubling while one holds (or halving while one fails, down to
-    ``BASE_RATE``), then ``--refine`` bisections between the highest held and the lowest failed."""
-    low, high, rate = 0.0, None, opts.start
+    ``BASE_RATE``), then ``--refine`` bisections between the highest held and the lowest failed; with the window
+    that held it."""
+    low, high, rate, kept = 0.0, None, opts.start, None
     while rate <= opts.most and rate >= BASE_RATE:
         window = await offer(target, rate, opts.probe_seconds, numbers, opts.timeout)
         print(f"    {rate:g}/s: {window.done}/{window.offered}, refused {len(window.refused)}, failed "
               f"{window.accepted_failed}, unanswered {window.unanswered}, p50 {pct(window.run, 0.5) * 1e3:.0f} ms, "
               f"client lag p99 {pct(window.lag, 0.99) * 1e3:.0f} ms", file=sys.stderr)
         if holds(window, unloaded):
-            low = rate
+            low, kept = rate, window
             if high is not None:
                 break
             rate *= 2
@@ -171,8 +190,11 @@ async def find_held(target: Target, opts: argparse.Namespace, numbers: itertools
             break
         window = await offer(target, mid, opts.probe_seconds, numbers, opts.timeout)
         print(f"    {mid:g}/s: {window.done}/{window.offered}", file=sys.stderr)
-        low, high = (mid, high) if holds(window, unloaded) else (low, mid)
-    return low
+        if holds(window, unloaded):
+            low, kept = mid, window
+        else:
+            high = mid
+    return low, kept
 
 
 async def measure(name: str, target: Target, opts: argparse.Namespace, log: Path | None,
@@ -182,10 +204,12 @@ async def measure(name: str, target: Target, opts: argparse.Namespace, log: Path
     await offer(target, 10, 1, numbers, opts.timeout)  # warm-up
     unloaded = await offer(target, BASE_RATE, BASE_SECONDS, numbers, opts.timeout)
     if held is None:
-        held = opts.held or await find_held(target, opts, numbers, unloaded)
-        print(f"  {name}: holds {held:g} runs/s (unloaded p99 {pct(unloaded.run, 0.99) * 1e3:.0f} ms)",
+        held, kept = (opts.held, None) if opts.held else await find_held(target, opts, numbers, unloaded)
+        cores = (f" on {kept.cores(kept.cpu):.2f} server cores (client + Redis "
+                 f"{kept.cores(kept.client_cpu + kept.beside_cpu):.2f})" if kept is not None else "")
+        print(f"  {name}: holds {held:g} runs/s{cores} (unloaded p99 {pct(unloaded.run, 0.99) * 1e3:.0f} ms)",
               file=sys.stderr)
-        return {"held": held, "unloaded": unloaded, "windows": []}
+        return {"held": held, "unloaded": unloaded, "windows": [], "kept": kept}
     windows = []
     for multiple in opts.multiples:
         if held:
@@ -210,19 +234,21 @@ def row(name: str, result: dict[str, Any], multiple: float, window: Window, seco
             f"{goodput / held:.2f}x | {p99 * 1e3:.0f} ms | {p99 / base:.2f}x | {len(window.refused)} | "
             f"{refused_p99 * 1e3:.0f} ms | {window.accepted_failed}/{window.accepted} ({failed:.1%}) | "
             f"{window.unanswered} | {window.lost} | {pct(window.lag, 0.99) * 1e3:.0f} ms | "
+            f"{window.cores(window.cpu):.2f} | {window.cores(window.client_cpu + window.beside_cpu):.2f} | "
             f"{'met' if met else 'NOT met'} |")
 
 
 def report(results: dict[str, dict[str, Any]], seconds: float, title: str) -> str:
     lines = [f"Overload ({title}): each server's held rate, then multiples of it offered for {seconds:g} s",
              "| server | holds runs/s | unloaded p99 | offered | goodput runs/s | x held | served p99 | x unloaded "
-             "| refused | refused p99 | failed after accepted | unanswered | events lost | client lag p99 | targets |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "| refused | refused p99 | failed after accepted | unanswered | events lost | client lag p99 "
+             "| server cores | client + Redis cores | targets |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name, result in results.items():
         for multiple, window in result["windows"]:
             lines.append(row(name, result, multiple, window, seconds))
         if not result["windows"]:
-            lines.append(f"| {name} | 0 | - | - | - | - | - | - | - | - | - | - | - | - | no rate held |")
+            lines.append(f"| {name} | 0 | - | - | - | - | - | - | - | - | - | - | - | - | - | - | no rate held |")
     return "\n".join(lines)
 
 
@@ -269,7 +295,7 @@ def main() -> None:
     parser.add_argument("--probe-seconds", type=float, default=8, help="a held-rate probe's arrivals")
     parser.add_argument("--start", type=float, default=50, help="the first held-rate probe, runs/s")
     parser.add_argument("--most", type=float, default=1600, help="the highest held-rate probe")
-    parser.add_argument("--refine", type=int, default=2, help="bisections of the held rate")
+    parser.add_argument("--refine", type=int, default=4, help="bisections of the held rate")
     parser.add_argument("--held", type=float, default=0, help="take this as every server's held rate (0: find it)")
     parser.add_argument("--timeout", type=float, default=10, help="a run unfinished after this has failed")
     parser.add_argument("--json", type=Path, help="also write the results here")
@@ -288,16 +314,19 @@ def main() -> None:
             beside = [redis.proc.pid] if redis.proc is not None else []
         for name in [s.strip() for s in opts.servers.split(",") if s.strip()]:
             server_extra = extra if name.startswith("serve") else []
-            found = None
+            found, kept = None, None
             if _sheds(name) and not opts.held:  # what it holds is measured without shedding: its capacity
                 with contextlib.ExitStack() as one:
                     target, _log = _start(name, opts, server_extra, one, beside, shedding=False)
-                    found = asyncio.run(measure(name, target, opts, None))["held"]
+                    probed = asyncio.run(measure(name, target, opts, None))
+                    found, kept = probed["held"], probed["kept"]
             with contextlib.ExitStack() as one:
                 target, log = _start(name, opts, server_extra, one, beside)
                 if found is None:
-                    found = asyncio.run(measure(name, target, opts, None))["held"]
+                    probed = asyncio.run(measure(name, target, opts, None))
+                    found, kept = probed["held"], probed["kept"]
                 results[name] = asyncio.run(measure(name, target, opts, log if opts.stateful else None, found))
+                results[name]["kept"] = kept
     end = os.getloadavg()
     print(report(results, opts.seconds, "stateful: threads in files, runs in Redis" if opts.stateful else "stateless"))
     print(f"machine: {os.cpu_count()} CPUs, load average (1, 5, 15 min) {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} at "
@@ -309,11 +338,19 @@ def main() -> None:
 
 def _data(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {name: {"held": r["held"], "unloaded_p99": pct(r["unloaded"].run, 0.99),
-                   "windows": [{"multiple": m, "rate": w.rate, "offered": w.offered, "done": w.done,
+                   "held_cores": _cores(r["kept"]),
+                   "windows": [{"multiple": m, "rate": w.rate, "offered": w.offered, "done": w.done, **_cores(w),
                                 "refused": len(w.refused), "refused_p99": pct(w.refused, 0.99),
                                 "run_p99": pct(w.run, 0.99), "accepted_failed": w.accepted_failed,
                                 "unanswered": w.unanswered, "lost": w.lost} for m, w in r["windows"]]}
             for name, r in results.items()}
+
+
+def _cores(window: Window | None) -> dict[str, float]:
+    if window is None:
+        return {}
+    return {"server_cores": window.cores(window.cpu), "client_cores": window.cores(window.client_cpu),
+            "redis_cores": window.cores(window.beside_cpu)}
 
 
 if __name__ == "__main__":
