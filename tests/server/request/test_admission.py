@@ -34,6 +34,7 @@ from strands_agui.server.resumable.redis_store import RedisEvents
 from strands_agui.server.resumable.run_routes import Resumable
 from strands_agui.server.settings import EndpointSettings
 from strands_agui.server.transport.inflight import IN_FLIGHT, Held
+from strands_agui.server.transport.pacing import BUSY
 from tests.oracles import assert_valid_sse
 from tests.support.live import LiveServer
 from tests.support.redis import redis_server
@@ -227,7 +228,9 @@ def test_the_limit_falls_with_the_loops_lag_waits_for_its_runs_then_grows_only_w
         assert _window(limit, 4 * TARGET) == 50  # the window in which they came within it: its lag is theirs
         assert _window(limit, 1.05 * TARGET) == pytest.approx(40 * 0.9)  # the limit's own lag: cut, 10% at least
         assert _window(limit, 0.001) == pytest.approx(36)  # fast, and the limit was not reached: it stays
+        assert BUSY[loop].shedding is False  # nothing refused in the window: its runs pace as on any loop
         assert _window(limit, 0.001, refused=1) == pytest.approx(42)  # reached: it grows by its square root
+        assert BUSY[loop].shedding is True  # a run refused: its runs give the loop a turn per slice (pacing.py)
         assert _window(limit, 10 * TARGET) == 20  # 40 in flight: cut to half of them
         assert _window(limit, 0.5) == 20  # 40 in flight still: they wait below it
         for entry in held[10:40]:

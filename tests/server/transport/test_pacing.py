@@ -87,3 +87,27 @@ async def test_a_new_run_on_a_quiet_loop_holds_its_first_slice(time: Clock) -> N
 def test_a_pacer_made_outside_a_running_loop_starts_quiet() -> None:
     pace = Pacer()
     assert pace._busy is False
+
+
+async def test_on_a_loop_that_sheds_load_a_busy_run_gives_a_turn_once_per_slice(time: Clock) -> None:
+    """Past saturation each turn a run gives costs the CPU the runs admitted need (one process at 4x what it holds
+    served 128-139 runs/s with a turn per slice, 122-126 with one every other event): admission control marks the
+    loop shedding, and its busy runs pace as on a quiet loop; once it stops shedding, every other event again."""
+    loop = asyncio.get_running_loop()
+    pace = Pacer(slice_seconds=0.05, busy_seconds=0.002)
+    await _hold_then_turn(pace, 0.005, time)  # busy
+    pacing.loop_state().shedding = True
+    try:
+        assert pace() is None  # a new slice
+        assert [pace() for _ in range(20)] == [None] * 20  # busy, but shedding: no turn inside the slice
+        time.sleep(0.06)
+        turn = pace()
+        assert turn is not None  # the slice is used up: a turn, as on a quiet loop
+        await turn
+        BUSY[loop].shedding = False
+        assert pace() is None
+        turn = pace()
+        assert turn is not None  # busy and no longer shedding: every other event
+        await turn
+    finally:
+        BUSY[loop].shedding = False

@@ -45,6 +45,10 @@ ceiling alone.
 accepts it first, and a saturated worker's loop, lagging, accepts later than an idle one's, so new connections go
 to the idle workers more. A refusal keeps its connection open (closing it cost more goodput than it spread).
 
+**While it sheds** (a run refused in the last window) the worker's runs give the loop a turn once per slice, not
+every other event as on a busy loop (``transport/pacing``'s ``LoopState.shedding``): each turn costs CPU, and past
+saturation the runs it admitted need it (one process at 4x what it holds: 133-144 runs/s against 122-126).
+
 **Resumable runs** are refused (503, cause ``event_store``) while the event store's connections are all taken
 (``RedisEvents.busy``): a run accepted as resumable must be able to store its events, not lose them to a
 pool that ran dry.
@@ -65,6 +69,7 @@ from dataclasses import dataclass, replace
 from fastapi.responses import Response
 
 from ..transport.inflight import IN_FLIGHT, Held
+from ..transport.pacing import loop_state
 
 __all__ = ["DEFAULT_TARGET_LAG", "Admission", "AdmissionPolicy", "LoopLimit", "loop_limit", "saturated",
            "serve_policy"]
@@ -204,6 +209,7 @@ class LoopLimit:
         ceiling = self.policy.max_runs if self.policy.max_runs is not None else MAXIMUM_LIMIT
         self.limit = min(ceiling, max(MINIMUM_LIMIT, limit))
         self._settled = runs <= self.ceiling
+        loop_state(self.loop).shedding = self.refused > 0  # its runs pace per slice (``transport/pacing``)
         for watcher in self.watchers:
             watcher(self)
 

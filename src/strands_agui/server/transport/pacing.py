@@ -12,30 +12,35 @@ import time
 import weakref
 from collections.abc import Awaitable
 
-__all__ = ["BUSY", "BUSY_SECONDS", "SLICE_SECONDS", "LoopState", "Pacer", "yield_to_loop"]
+__all__ = ["BUSY", "BUSY_SECONDS", "SLICE_SECONDS", "LoopState", "Pacer", "loop_state", "yield_to_loop"]
 
 SLICE_SECONDS = 0.002  # the longest a run holds a quiet event loop before it gives other requests a turn
 BUSY_SECONDS = 0.002  # a loop that takes this long to come back to a run is busy: its runs yield every other event
+# (unless it sheds load: ``LoopState.shedding``)
 
 
 class LoopState:
-    """What the pacers of one event loop share: whether the latest measurement of any of them found it busy."""
+    """What the pacers of one event loop share: whether the latest measurement of any of them found it busy, and
+    whether admission control is shedding load on it (``server/request/admission.py`` sets it each window)."""
 
-    __slots__ = ("busy",)
+    __slots__ = ("busy", "shedding")
 
     def __init__(self) -> None:
         self.busy = False
+        self.shedding = False
 
 
 BUSY: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LoopState] = weakref.WeakKeyDictionary()
 """Event loop -> its pacers' shared state (looked up once per request, not per slice)."""
 
 
-def _loop_state() -> LoopState:
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # made outside a running loop (a driver built ahead): a state of its own
-        return LoopState()
+def loop_state(loop: asyncio.AbstractEventLoop | None = None) -> LoopState:
+    """``loop``'s (the running loop's by default; outside a running loop, a state of its own)."""
+    if loop is None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # made outside a running loop (a driver built ahead): a state of its own
+            return LoopState()
     state = BUSY.get(loop)
     if state is None:
         state = BUSY[loop] = LoopState()
@@ -57,6 +62,11 @@ class Pacer:
     * **A busy loop** (the loop took ``busy_seconds`` or more to come back to the run after it last waited: other
       requests are queued): a turn after every second event, so each loop turn carries little of each run's
       work and a new request's first step, which writes RUN_STARTED, waits behind less.
+    * **A loop that sheds load** (admission control refused a run in its last window): per slice again, busy or
+      not. Each turn a run gives costs the worker CPU (a resumption of the request's whole coroutine chain), and
+      past saturation that CPU is what the runs it admitted need; a new request there waits for its admission
+      or its refusal, not behind the runs' work. One process offered 4x what it holds served 128 and 139 runs/s
+      with a turn per slice against 122 and 126 with one every other event, its p99 the same (``docs/capacity.md``).
 
     Both are known exactly, without a timer: when a slice begins the pacer asks the loop for a callback
     (``call_soon``), which runs only once the run's task has given the loop a turn (a model's or a tool's
@@ -70,7 +80,7 @@ class Pacer:
         self.slice, self.busy_seconds = slice_seconds, busy_seconds
         self._start = 0.0
         self._waited = True
-        self._loop = _loop_state()
+        self._loop = loop_state()
         self._busy = self._loop.busy
 
     def _turned(self) -> None:
@@ -90,4 +100,6 @@ class Pacer:
             self._start = now
             asyncio.get_running_loop().call_soon(self._turned)
             return None
-        return yield_to_loop() if self._busy or now - self._start >= self.slice else None
+        if now - self._start >= self.slice or (self._busy and not self._loop.shedding):
+            return yield_to_loop()
+        return None
