@@ -170,8 +170,9 @@ THREADS_ARGS ?=
 # WORKERS_ARGS: the workers part (`serve --workers 1` and `2`, threads in files, resumable runs in Redis); after
 # the rates, 3 bisection probes per server around the rate it holds (--refine): 5.6-6.3 min in all
 WORKERS_ARGS ?= --rates 50,75,100,125,150,200 --seconds 10 --refine 3
-# OVERLOAD_ARGS: the overload part (bench/overload.py: each server's held rate over 8 s probes, then 2x and 4x of
-# it for 15 s; `serve x1`, `serve x2`, upstream, the floor; then the serve ones stateful): about 11 + 7 min
+# OVERLOAD_ARGS: the overload part (bench/overload.py: each server's held rate over 8 s probes refined by 4
+# bisections, then 2x and 4x of it for 15 s; `serve x1`, `serve x2`, upstream, the floor; then the serve ones
+# stateful): about 10 + 4 min
 OVERLOAD_ARGS ?=
 bench: deps bench-deps
 	$(PYTHON) -m bench.http $(SERVER_ARGS) $(ARGS)

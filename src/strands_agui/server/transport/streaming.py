@@ -48,8 +48,10 @@ Invariants:
   (``pacing.SLICE_SECONDS``, 2 ms) since it last waited, so a run at a model's pace never pays a turn of its
   own; on a busy loop (it took ``pacing.BUSY_SECONDS`` or more to come back to the run) after every second
   event, so each loop turn is short and a new request's first step, which writes RUN_STARTED, waits behind
-  less. Both are known exactly, from one ``call_soon`` callback per wait (``docs/benchmarks.md``). A new request's
-  pacer starts from its loop's latest measurement (``pacing.BUSY``), so on a busy loop RUN_STARTED's step gives
+  less; unless admission control is shedding load on the loop (``pacing.LoopState.shedding``): then once per
+  slice, since past saturation each turn's CPU is the admitted runs'. Both are known exactly, from one
+  ``call_soon`` callback per wait (``docs/benchmarks.md``). A new request's pacer starts from its loop's latest
+  measurement (``pacing.BUSY``), so on a busy loop RUN_STARTED's step gives
   the loop a turn before the run's agent is built.
 * **Ends.** The frames end after the run's one terminal event (RUN_FINISHED or RUN_ERROR). An event that
   fails to encode becomes RUN_ERROR ``ENCODING_ERROR`` and ends the run; a run that raises, or stops
