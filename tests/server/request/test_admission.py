@@ -29,6 +29,7 @@ from strands_agui.server.request.admission import (
     SUSTAINED,
     AdmissionPolicy,
     LoopLimit,
+    loop_limit,
 )
 from strands_agui.server.resumable.redis_store import RedisEvents
 from strands_agui.server.resumable.run_routes import Resumable
@@ -315,3 +316,19 @@ def test_a_run_counted_at_admission_is_counted_once_and_given_back_once() -> Non
     Held()  # dropped without being given back (a response never sent): given back when collected
     gc.collect()
     assert IN_FLIGHT.runs == before
+
+
+async def test_a_loop_sheds_while_any_of_its_endpoints_policies_refused_in_its_last_window() -> None:
+    """Its runs pace per slice then (``transport/pacing``): one endpoint refusing is the worker past saturation,
+    whatever another endpoint's limit (a policy of its own) saw in its window."""
+    loop = asyncio.get_running_loop()
+    shedding, quiet = loop_limit(AdmissionPolicy(max_runs=10)), loop_limit(AdmissionPolicy(max_runs=20))
+    shedding._samples = quiet._samples = 1
+    shedding.refused = 3
+    shedding._adjust()
+    assert BUSY[loop].shedding is True
+    quiet._adjust()  # nothing refused in its window: the loop sheds still
+    assert BUSY[loop].shedding is True
+    shedding.refused = 0  # (the probe starts each window's count at 0)
+    shedding._adjust()  # a window without a refusal on either
+    assert BUSY[loop].shedding is False

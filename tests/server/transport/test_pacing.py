@@ -91,7 +91,7 @@ def test_a_pacer_made_outside_a_running_loop_starts_quiet() -> None:
 
 async def test_on_a_loop_that_sheds_load_a_busy_run_gives_a_turn_once_per_slice(time: Clock) -> None:
     """Past saturation each turn a run gives costs the CPU the runs admitted need (one process at 4x what it holds
-    served 128-139 runs/s with a turn per slice, 122-126 with one every other event): admission control marks the
+    served 133-144 runs/s with a turn per slice, 122-126 with one every other event): admission control marks the
     loop shedding, and its busy runs pace as on a quiet loop; once it stops shedding, every other event again."""
     loop = asyncio.get_running_loop()
     pace = Pacer(slice_seconds=0.05, busy_seconds=0.002)

@@ -137,6 +137,7 @@ class LoopLimit:
         self.history: deque[float] = deque(maxlen=HISTORY)  # the last windows' mean lags
         self.peak = 0  # the most runs in flight an admission saw in this window
         self.refused = 0  # runs refused in this window
+        self.shed = False  # a run was refused in the last window (its loop's runs pace per slice meanwhile)
         self._lags, self._samples = 0.0, 0
         self._due = 0.0
         self._window_end = 0.0
@@ -209,7 +210,9 @@ class LoopLimit:
         ceiling = self.policy.max_runs if self.policy.max_runs is not None else MAXIMUM_LIMIT
         self.limit = min(ceiling, max(MINIMUM_LIMIT, limit))
         self._settled = runs <= self.ceiling
-        loop_state(self.loop).shedding = self.refused > 0  # its runs pace per slice (``transport/pacing``)
+        self.shed = self.refused > 0
+        limits = _LIMITS.get(self.loop, {}).values()  # the loop's other endpoints' policies: any of them shedding
+        loop_state(self.loop).shedding = any(limit.shed for limit in limits) or self.shed  # runs pace per slice
         for watcher in self.watchers:
             watcher(self)
 

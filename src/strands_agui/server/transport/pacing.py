@@ -65,8 +65,8 @@ class Pacer:
     * **A loop that sheds load** (admission control refused a run in its last window): per slice again, busy or
       not. Each turn a run gives costs the worker CPU (a resumption of the request's whole coroutine chain), and
       past saturation that CPU is what the runs it admitted need; a new request there waits for its admission
-      or its refusal, not behind the runs' work. One process offered 4x what it holds served 128 and 139 runs/s
-      with a turn per slice against 122 and 126 with one every other event, its p99 the same (``docs/capacity.md``).
+      or its refusal, not behind the runs' work. One process offered 4x what it holds served 133-144 runs/s
+      with a turn per slice against 122-126 with one every other event, its p99 the same (``docs/benchmarks.md``).
 
     Both are known exactly, without a timer: when a slice begins the pacer asks the loop for a callback
     (``call_soon``), which runs only once the run's task has given the loop a turn (a model's or a tool's
