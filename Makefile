@@ -48,7 +48,7 @@ PYTEST_ARGS ?=
 # across a restart) and reattaches to a run in flight (--resumable); RUN_FLAGS= serves without them
 RUN_FLAGS ?= --threads --resumable
 # the tests wait on subprocesses, browsers and sockets more than on the CPU: three workers on two cores
-# (the whole suite in 9 min 20 s on this 2-core machine, 2026-11-28: docs/reliability.md); the files are handed out longest
+# (the whole suite in 8 min 13 s on this 2-core machine, 2026-11-28: docs/reliability.md); the files are handed out longest
 # first (tests/support/schedule.py), not by their number of tests (xdist's default, --loadscope-reorder)
 PYTEST_WORKERS ?= 3
 PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
