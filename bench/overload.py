@@ -70,7 +70,8 @@ class Window:
     unanswered: int = 0  # no status line in time, the connection failed, or a status but 200, 429 and 503
     lost: int = 0  # ``events no longer stored`` lines in the server's log over the window
     lag: list[float] = field(default_factory=list)  # the client's own lag: scheduled start -> request written
-    seconds: float = 0.0  # wall time from the first arrival to the last answer
+    seconds: float = 0.0  # wall time from the first arrival to the last (not the answers after it: a tail the
+    # server spends finishing runs with nothing arriving would read as cores it left idle)
     cpu: float = 0.0  # the server's CPU seconds (its workers') over it
     beside_cpu: float = 0.0  # Redis's (``Target.beside``)
     client_cpu: float = 0.0  # this client's
@@ -147,10 +148,10 @@ async def offer(target: Target, rate: float, seconds: float, numbers: itertools.
             await asyncio.sleep(wait)
         payload = request(target.path, body("chat", next(numbers), target.extra))
         runs.append(asyncio.create_task(_one(target, payload, scheduled, window, timeout)))
-    await asyncio.gather(*runs)
     window.seconds = time.perf_counter() - start
     window.cpu, window.beside_cpu = server_cpu(target.pid) - cpu, _beside_cpu(target) - beside
     window.client_cpu = time.process_time() - client
+    await asyncio.gather(*runs)
     for (_reader, writer), _since in target.idle:  # never reuse a connection across windows
         writer.close()
     target.idle.clear()
