@@ -107,6 +107,11 @@ class Target:
     idle: list[tuple[Connection, float]] = field(default_factory=list)  # (connection, idle since)
 
 
+def beside_cpu(target: Target) -> float:
+    """CPU seconds the processes the server uses (``Target.beside``: Redis) have used so far."""
+    return sum(server_cpu(pid) for pid in target.beside)
+
+
 IDLE_SECONDS = 4.0
 """The longest a kept-alive connection is left idle before a run reuses it: uvicorn closes one idle for 5 s
 (``timeout_keep_alive``), and a request written as it closes reads nothing (``IncompleteReadError``)."""
@@ -144,7 +149,7 @@ async def offer(target: Target, workload: str, rate: float, seconds: float, numb
     """Start ``rate * seconds`` runs at fixed times and wait for them all."""
     load, runs = Load(offered=round(rate * seconds)), []
     cpu, client_cpu = server_cpu(target.pid), time.process_time()
-    beside = sum(server_cpu(pid) for pid in target.beside)
+    beside = beside_cpu(target)
     start = time.perf_counter() + 0.01
     for i in range(load.offered):
         scheduled = start + i / rate
@@ -154,7 +159,7 @@ async def offer(target: Target, workload: str, rate: float, seconds: float, numb
         runs.append(asyncio.create_task(_one(target, payload, scheduled, load, timeout)))
     await asyncio.gather(*runs)
     load.cpu = server_cpu(target.pid) - cpu
-    load.beside_cpu = sum(server_cpu(pid) for pid in target.beside) - beside
+    load.beside_cpu = beside_cpu(target) - beside
     load.client_cpu = time.process_time() - client_cpu
     for (_reader, writer), _since in target.idle:  # never reuse a connection across windows
         writer.close()

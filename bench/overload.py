@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.http import body, free_port, read_body, request, server_cpu, start_server
-from bench.openloop import HELD, Target, _idle_connection, pct, probe_rate, serve_command
+from bench.openloop import HELD, Target, _idle_connection, beside_cpu, pct, probe_rate, serve_command
 
 BASE_RATE = 20.0
 BASE_SECONDS = 3.0
@@ -124,10 +124,6 @@ async def _one(target: Target, payload: bytes, scheduled: float, window: Window,
             conn[1].close()
 
 
-def _beside_cpu(target: Target) -> float:
-    return sum(server_cpu(pid) for pid in target.beside)
-
-
 def _length(head: bytes) -> int:
     for line in head.lower().split(b"\r\n"):
         if line.startswith(b"content-length:"):
@@ -140,7 +136,7 @@ async def offer(target: Target, rate: float, seconds: float, numbers: itertools.
     """``rate * seconds`` runs at fixed times; wait for them all."""
     window, runs = Window(rate, offered=round(rate * seconds)), []
     lost = log.read_bytes().count(LOST) if log is not None else 0
-    cpu, beside, client = server_cpu(target.pid), _beside_cpu(target), time.process_time()
+    cpu, beside, client = server_cpu(target.pid), beside_cpu(target), time.process_time()
     start = time.perf_counter() + 0.01
     for i in range(window.offered):
         scheduled = start + i / rate
@@ -149,7 +145,7 @@ async def offer(target: Target, rate: float, seconds: float, numbers: itertools.
         payload = request(target.path, body("chat", next(numbers), target.extra))
         runs.append(asyncio.create_task(_one(target, payload, scheduled, window, timeout)))
     window.seconds = time.perf_counter() - start
-    window.cpu, window.beside_cpu = server_cpu(target.pid) - cpu, _beside_cpu(target) - beside
+    window.cpu, window.beside_cpu = server_cpu(target.pid) - cpu, beside_cpu(target) - beside
     window.client_cpu = time.process_time() - client
     await asyncio.gather(*runs)
     for (_reader, writer), _since in target.idle:  # never reuse a connection across windows
