@@ -111,3 +111,40 @@ async def test_on_a_loop_that_sheds_load_a_busy_run_gives_a_turn_once_per_slice(
         await turn
     finally:
         BUSY[loop].shedding = False
+
+
+@pytest.mark.parametrize("fails", [False, True])
+async def test_a_served_run_on_a_shedding_busy_loop_ends_whole_for_the_official_client(fails: bool) -> None:
+    """Past saturation (the loop busy, admission control shedding) a served run still reaches the client whole:
+    its text, then RUN_FINISHED; a model that fails mid-stream, RUN_ERROR with the documented ``STRANDS_ERROR``
+    after the text it streamed. Both oracles read the body as the client got it."""
+    import httpx
+    from fastapi import FastAPI
+    from strands import Agent
+
+    from strands_agui import StrandsAgent, add_strands_fastapi_endpoint
+    from strands_agui.tooling.scripted import Fail, ScriptedModel, Text
+    from tests.oracles import assert_valid_sse
+
+    words = [Text(" ".join(f"word{i}" for i in range(40)))]
+    steps = [*words, Fail(RuntimeError("the provider fell over"))] if fails else words
+    app = FastAPI()
+    add_strands_fastapi_endpoint(app, StrandsAgent(Agent(model=ScriptedModel([steps]), callback_handler=None)), "/")
+    state = pacing.loop_state()
+    state.busy = state.shedding = True
+    try:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+            body = {"threadId": "t-shed", "runId": "r-shed", "state": {}, "tools": [], "context": [],
+                    "forwardedProps": {}, "messages": [{"id": "u-1", "role": "user", "content": "Say it"}]}
+            response = await client.post("/", json=body, headers={"Accept": "text/event-stream"})
+        assert state.shedding is True  # nothing turned it off mid-run: the run was paced per slice throughout
+    finally:
+        state.busy = state.shedding = False
+    assert response.status_code == 200
+    report = assert_valid_sse(response.content, content_type=response.headers["content-type"])
+    said = [m["content"] for m in report["messages"] if m["role"] == "assistant"]
+    assert said and said[-1].startswith("word0 word1") and said[-1].endswith("word39")
+    if fails:
+        assert report["outcome"] == "run_error" and report["run_error"]["code"] == "STRANDS_ERROR", report
+    else:
+        assert report["outcome"] == "success" and report["run_error"] is None, report
