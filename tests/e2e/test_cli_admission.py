@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from strands_agui.environment import MAX_RUNS_ENV, NO_ADMISSION_ENV
+from strands_agui.server.request.early_refusal import PROTOCOL
 from tests.support.cli import assert_explains, cli_in_process
 from tests.support.live_app import FINAL
 from tests.support.wire import run_input, sse_events
@@ -98,10 +99,11 @@ def test_a_bad_admission_variable_is_one_line_and_exit_2(monkeypatch: pytest.Mon
     assert_explains(cli_in_process(["serve", "--port", "0"]), NO_ADMISSION_ENV, MAX_RUNS_ENV)
 
 
-def test_serve_runs_on_asyncios_own_loop_even_where_uvloop_would_be_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_runs_on_asyncios_own_loop_with_the_early_refusing_protocol(monkeypatch: pytest.MonkeyPatch) -> None:
     """Admission control's lag threshold is measured on asyncio's loop; uvicorn's ``loop="auto"`` takes uvloop
     wherever it is installed (``uvicorn[standard]``), and there the same threshold under-sheds. ``serve``'s uvicorn
-    is told ``asyncio``; an embedding app's own ``uvicorn.run`` is its choice (``docs/capacity.md``)."""
+    is told ``asyncio``, and the protocol that answers a refused run before the app (``early_refusal.py``); an
+    embedding app's own ``uvicorn.run`` is its choice (``docs/capacity.md``)."""
     import uvicorn
 
     from strands_agui.tooling import serving
@@ -119,6 +121,7 @@ def test_serve_runs_on_asyncios_own_loop_even_where_uvloop_would_be_taken(monkey
     with pytest.raises(Stop):
         serving.run_uvicorn(object(), host="127.0.0.1", port=1, workers=2)
     assert seen["loop"] == "asyncio" and seen["workers"] == 2
+    assert seen["http"] == PROTOCOL  # uvicorn's httptools protocol, refusing a run before the app
     with pytest.raises(Stop):
-        serving.run_uvicorn(object(), loop="uvloop")  # an explicit choice is kept
-    assert seen["loop"] == "uvloop"
+        serving.run_uvicorn(object(), loop="uvloop", http="h11")  # an explicit choice is kept
+    assert seen["loop"] == "uvloop" and seen["http"] == "h11"

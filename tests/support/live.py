@@ -13,16 +13,17 @@ from fastapi import FastAPI
 
 
 class LiveServer:
-    """uvicorn serving ``app`` on 127.0.0.1 (a free port) from a background thread with its own loop."""
+    """uvicorn serving ``app`` on 127.0.0.1 (a free port) from a background thread with its own loop; ``http`` is
+    uvicorn's HTTP protocol (h11 unless a test asks for another: httptools, or an import string)."""
 
-    def __init__(self, app: FastAPI, *, send_buffer: int | None = None) -> None:
+    def __init__(self, app: FastAPI, *, send_buffer: int | None = None, http: str = "h11") -> None:
         self.sock = socket.socket()
         if send_buffer is not None:  # accepted connections inherit it: a reader that stops stalls us sooner
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         self.sock.bind(("127.0.0.1", 0))
         self.port: int = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, lifespan="off", log_level="warning", log_config=None, http="h11",
+        config = uvicorn.Config(app, lifespan="off", log_level="warning", log_config=None, http=http,
                                 timeout_graceful_shutdown=1)  # log_config=None: records reach caplog
         self.server = uvicorn.Server(config)
         self.loop = asyncio.new_event_loop()

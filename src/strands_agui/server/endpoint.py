@@ -61,6 +61,7 @@ from .console.inspector import inspected_run, wants_inspection
 from .console.page import list_in_console
 from .observability.metrics import AgentMetrics, add_metrics_route
 from .observability.observation import Observability
+from .request import early_refusal
 from .request.admission import Admission, AdmissionPolicy, LoopLimit, loop_limit, serve_policy
 from .request.negotiation import negotiate, produced_media_types
 from .request.openapi import RUN_RESPONSES, document_message_roles
@@ -217,11 +218,13 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
         return RunStream(events, framing=rewritten(framing, rewrite), keepalive=keepalive,
                          coalesce=coalesce, observation=observation, pace=pace)
 
+    admission = _admission(settings, runs, observability)
+    if admission is not None:  # serve's protocol refuses the run's POST before the app when it would
+        early_refusal.register(app, path, admission)
     app.router.add_api_route(
         path, run_agent, methods=["POST"], response_class=RunStream, status_code=200,
         dependencies=settings.route_dependencies,
-        route_class_override=run_route(settings.limits, settings.fetch_media,
-                                       _admission(settings, runs, observability)),
+        route_class_override=run_route(settings.limits, settings.fetch_media, admission),
         name=settings.name or agent.name,
         summary=f"Run {agent.name}",
         description=agent.description or "Run the agent; AG-UI events stream back as SSE (or protobuf, by Accept).",

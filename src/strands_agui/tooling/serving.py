@@ -11,6 +11,9 @@ with ``IPPROTO_TCP`` (the same file descriptor, address and options).
 ``serve --agentcore`` (:func:`agentcore_serving`): the agent ``--app`` names, served at AgentCore Runtime's paths
 (``server/agentcore``) on ``0.0.0.0:8080`` unless ``--host``/``--port`` say otherwise, with WebSocket pings every
 keep-alive period (a silent run's ``/ws`` has no frame of its own to send).
+
+Its HTTP protocol is uvicorn's httptools one, answering a run refused for load before the app
+(``server/request/early_refusal.py``: a refusal costs the worker a seventh of what it does through the app).
 """
 
 from __future__ import annotations
@@ -48,7 +51,10 @@ def run_uvicorn(app: Any, **options: Any) -> None:
     from uvicorn.config import STARTUP_FAILURE
     from uvicorn.supervisors import ChangeReload, Multiprocess
 
+    from ..server.request.early_refusal import PROTOCOL as EARLY_REFUSALS
+
     options.setdefault("loop", "asyncio")
+    options.setdefault("http", EARLY_REFUSALS)  # uvicorn's httptools protocol, refusing a run before the app
     config = uvicorn.Config(app, **options)
     if not (config.reload or config.workers > 1):
         config.load_app()

@@ -31,6 +31,7 @@ from strands_agui.server.request.admission import (
     LoopLimit,
     loop_limit,
 )
+from strands_agui.server.request.early_refusal import PROTOCOL
 from strands_agui.server.resumable.redis_store import RedisEvents
 from strands_agui.server.resumable.run_routes import Resumable
 from strands_agui.server.settings import EndpointSettings
@@ -56,11 +57,15 @@ def idle() -> Iterator[None]:
 pytestmark = pytest.mark.usefixtures("idle")
 
 
-def served(gate: Gate, policy: AdmissionPolicy | None = SMALL, **settings: Any) -> LiveServer:
+def served(gate: Gate, policy: AdmissionPolicy | None = SMALL, http: str = "h11", **settings: Any) -> LiveServer:
     app = FastAPI()
     add_ping(app)
     add_strands_fastapi_endpoint(app, gated_agent(gate), "/", admission=policy, **settings)
-    return LiveServer(app)
+    return LiveServer(app, http=http)
+
+
+PROTOCOLS = pytest.mark.parametrize("http", ["h11", PROTOCOL], ids=["route", "early"])  # refused by the route, or
+# by ``serve``'s protocol before the app (``early_refusal.py``): the same answers either way
 
 
 class Streams:
@@ -111,9 +116,10 @@ def refused_count(url: str, cause: str) -> float:
     return 0.0
 
 
-def test_past_its_limit_a_worker_refuses_at_once_serves_the_admitted_runs_whole_and_recovers() -> None:
+@PROTOCOLS
+def test_past_its_limit_a_worker_refuses_at_once_serves_the_admitted_runs_whole_and_recovers(http: str) -> None:
     gate = Gate()
-    with served(gate, metrics=True) as server:
+    with served(gate, metrics=True, http=http) as server:
         before = refused_count(server.url, "runs_in_flight")
         held = Streams(server.url + "/")
         held.post("held-1")
@@ -141,9 +147,10 @@ def test_past_its_limit_a_worker_refuses_at_once_serves_the_admitted_runs_whole_
         assert all(again.answers[r][0] == 200 and finished(again.answers[r][2]) for r in ("after-1", "after-2"))
 
 
-def test_reconnects_cancels_pings_and_capabilities_are_never_refused_for_load() -> None:
+@PROTOCOLS
+def test_reconnects_cancels_pings_and_capabilities_are_never_refused_for_load(http: str) -> None:
     gate = Gate()
-    with served(gate, AdmissionPolicy(max_runs=1, adaptive=False), resumable=True) as server:
+    with served(gate, AdmissionPolicy(max_runs=1, adaptive=False), http=http, resumable=True) as server:
         url = server.url + "/"
         held = Streams(url)
         held.post("busy-1")

@@ -32,6 +32,7 @@ from ..console.page import console_entries
 from ..endpoint import served_agent
 from ..observability.observation import Observability
 from ..observability.tracing import REQUEST_ATTRIBUTES
+from ..request import early_refusal
 from ..settings import AppOptions, AppSettings, settings_with, takes_settings
 from .health import ping_body
 from .socket_runs import serve_socket
@@ -88,6 +89,9 @@ class AgentCoreRequests:
             await self.app(_as_json(scope), receive, send)
         finally:
             REQUEST_ATTRIBUTES.reset(token)
+
+
+early_refusal.TRANSPARENT.add(AgentCoreRequests)  # a refused run has no span: its answer is the route's
 
 
 def _as_json(scope: Scope) -> Scope:

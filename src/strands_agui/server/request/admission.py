@@ -45,6 +45,11 @@ ceiling alone.
 accepts it first, and a saturated worker's loop, lagging, accepts later than an idle one's, so new connections go
 to the idle workers more. A refusal keeps its connection open (closing it cost more goodput than it spread).
 
+**Answered before the app** under ``strands-agui serve``: its uvicorn protocol (``early_refusal.py``) asks
+:meth:`Admission.refusal` when a run's head is read and writes the same 503 itself, so a refusal costs the worker
+about 33 us instead of 110 us through uvicorn's request cycle, the middleware and the route; a request the app could
+answer otherwise (a browser's, with ``Origin``; an app with middleware of its own) still goes through the route.
+
 **While it sheds** (a run refused in the last window) the worker's runs give the loop a turn once per slice, not
 every other event as on a busy loop (``transport/pacing``'s ``LoopState.shedding``): each turn costs CPU, and past
 saturation the runs it admitted need it (one process at 4x what it holds: 133-144 runs/s against 122-126).
@@ -260,27 +265,38 @@ class Admission:
             limit.watchers.append(self.watch)
         return limit
 
-    def admit(self) -> Held | Response:
+    def refusal(self) -> tuple[str, str, LoopLimit] | None:
+        """Why a new run would be refused now (its cause, what to tell the client, the limit; counted in the
+        limit's window), or None: it would be admitted (nothing taken: :meth:`admit` takes its place)."""
         limit = self.limit()
         if not limit.admits():
-            return self._refuse("runs_in_flight", f"this worker is serving {IN_FLIGHT.runs} runs, as many as it can "
-                                f"serve at their normal latency now (limit {limit.ceiling})", limit)
+            return ("runs_in_flight", f"this worker is serving {IN_FLIGHT.runs} runs, as many as it can serve at "
+                    f"their normal latency now (limit {limit.ceiling})", limit)
         busy = self.store_busy() if self.store_busy is not None else None
         if busy is not None:
-            return self._refuse("event_store", f"a resumable run's events cannot be stored now: {busy}", limit)
-        return Held()
+            return "event_store", f"a resumable run's events cannot be stored now: {busy}", limit
+        return None
 
-    def _refuse(self, cause: str, why: str, limit: LoopLimit) -> Response:
+    def admit(self) -> Held | Response:
+        refusal = self.refusal()
+        if refusal is None:
+            return Held()
+        status, headers, body = self.refuse(*refusal)
+        return Response(body, status_code=status, headers={name.decode(): value.decode() for name, value in headers})
+
+    def refuse(self, cause: str, why: str, limit: LoopLimit) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The answer to a refused run (:func:`overloaded`), counted in the endpoint's metrics: its status, its
+        headers but ``Content-Length``, its body (the route's and ``early_refusal``'s)."""
         if self.refused is not None:
             self.refused(cause)
         return overloaded(cause, why, limit.ceiling, self.policy.retry_after)
 
 
-def overloaded(cause: str, why: str, limit: int, retry_after: int) -> Response:
+def overloaded(cause: str, why: str, limit: int, retry_after: int) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     """503 ``OVERLOADED``: the cause, the limit, what to do; nothing was started. The connection stays open: closing
     it (so that a retry would come on a new connection, to whichever worker accepts it) cost more than it spread
     (``docs/benchmarks.md``, "Tried and dropped")."""
     detail = {"code": "OVERLOADED", "cause": cause, "limit": limit, "inFlight": IN_FLIGHT.runs,
               "message": f"{why}: retry after {retry_after} s; nothing was started"}
-    return Response(json.dumps({"detail": detail}), status_code=503, media_type="application/json",
-                    headers={"Retry-After": str(retry_after)})
+    return 503, [(b"content-type", b"application/json"), (b"retry-after", str(retry_after).encode("ascii"))], \
+        json.dumps({"detail": detail}).encode()
