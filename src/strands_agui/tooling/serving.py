@@ -13,7 +13,7 @@ with ``IPPROTO_TCP`` (the same file descriptor, address and options).
 keep-alive period (a silent run's ``/ws`` has no frame of its own to send).
 
 Its HTTP protocol is uvicorn's httptools one, answering a run refused for load before the app
-(``server/request/early_refusal.py``: a refusal costs the worker a seventh of what it does through the app).
+(``server/request/early_refusal.py``: a refusal costs the worker under a third of its CPU through the app).
 """
 
 from __future__ import annotations

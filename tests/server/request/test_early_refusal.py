@@ -5,7 +5,8 @@ A run refused for load gets the route's answer, byte for byte in what a client r
 of them. Its body is dropped whole (a long one, a chunked one), so the connection serves what follows, pipelined
 too, in order; an admitted run on it afterwards is served whole. What the app could answer otherwise goes through
 it: a browser's run (``Origin``: CORS headers), an app with middleware of its own or wrapped by another ASGI
-callable, a request pipelined behind an answer still being written.
+callable, a request pipelined behind an answer still being written. A check that fails there leaves the request to
+the app (without that, httptools answered the client 400 "Invalid HTTP request").
 """
 
 from __future__ import annotations
@@ -271,3 +272,28 @@ def test_only_uvicorns_own_wrappers_are_looked_through_for_the_app_served() -> N
     mounted = FastAPI()
     mounted.mount("/agui", app)
     assert routes_of(mounted) is None
+
+
+def test_a_check_that_fails_before_the_app_leaves_the_request_to_the_app(caplog: pytest.LogCaptureFixture) -> None:
+    """A failure of admission control in the protocol (here the store's check, once) is logged and the request goes
+    to the app, whose route asks again: the run is served whole, on a connection that stays usable."""
+    gate = Gate()
+    app = gated_app(gate)
+    reached = Reached(app)
+    admission = (routes_of(app) or {})[b"/"]
+    calls = []
+
+    def store_busy() -> str | None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the store's check failed")
+        return None
+
+    admission.store_busy = store_busy
+    with LiveServer(app, http=PROTOCOL) as server, opened_at_end(gate), Connection(server.port) as connection:
+        connection.send(post("/", run("checked", "quick")))
+        finished(connection.answer())
+        connection.send(get("/ping"))
+        assert connection.answer()[0] == 200
+    assert len(calls) == 2 and reached.paths == ["POST /", "GET /ping"]
+    assert "admission control failed before the app" in caplog.text

@@ -29,6 +29,7 @@ A request is answered here only where nothing the app does could change its answ
 
 from __future__ import annotations
 
+import logging
 import weakref
 from typing import Any
 
@@ -39,6 +40,8 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.protocols.utils import get_client_addr
 
 from .admission import Admission
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["PROTOCOL", "TRANSPARENT", "EarlyRefusalProtocol", "register", "routes_of"]
 
@@ -88,11 +91,16 @@ class EarlyRefusalProtocol(HttpToolsProtocol):
         admission = routes.get(self.url) if routes is not None else None
         if admission is None or not self._answerable():
             return super().on_headers_complete()
-        refusal = admission.refusal()
-        if refusal is None:  # admitted: the app serves it (its route asks again)
+        try:
+            refusal = admission.refusal()
+            answer = admission.refuse(*refusal) if refusal is not None else None
+        except Exception:  # noqa: BLE001 - the route asks again and answers what failed as the app does
+            logger.exception("admission control failed before the app; the request goes to the app")
+            answer = None
+        if answer is None:  # admitted: the app serves it (its route asks again)
             return super().on_headers_complete()
         self._dropping = True
-        status, headers, body = admission.refuse(*refusal)
+        status, headers, body = answer
         head = [STATUS_LINE[status]]
         for name, value in (*self.server_state.default_headers, *headers):
             head += [name, b": ", value, b"\r\n"]
