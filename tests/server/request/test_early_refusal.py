@@ -6,7 +6,9 @@ of them. Its body is dropped whole (a long one, a chunked one), so the connectio
 too, in order; an admitted run on it afterwards is served whole. What the app could answer otherwise goes through
 it: a browser's run (``Origin``: CORS headers), an app with middleware of its own or wrapped by another ASGI
 callable, a request pipelined behind an answer still being written. A check that fails there leaves the request to
-the app (without that, httptools answered the client 400 "Invalid HTTP request").
+the app (without that, httptools answered the client 400 "Invalid HTTP request"). Every run served is read by both
+oracles as the official client holds it: a success with the agent's answer, or, for a model failing mid-stream on a
+connection that carried refusals, its text and ``RUN_ERROR`` ``STRANDS_ERROR``.
 """
 
 from __future__ import annotations
@@ -160,11 +162,15 @@ def overloaded(answer: tuple[int, dict[str, str], bytes], in_flight: int = 1) ->
 
 
 def finished(answer: tuple[int, dict[str, str], bytes]) -> None:
+    """A run served whole, as the official client holds it: a success, the gated agent's answer its last message."""
     status, _, body = answer
     assert status == 200, body
     events = [event for _, event in frames(body)]
     assert events[-1]["type"] == "RUN_FINISHED", events[-1]
-    assert_valid_sse(body, fail_on_run_error=True)
+    report = assert_valid_sse(body, fail_on_run_error=True)
+    assert report["outcome"] == "success", report
+    said = [m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content")]
+    assert said and said[-1] == "Through the gate.", said
 
 
 def refused_count(url: str) -> float:
@@ -297,3 +303,38 @@ def test_a_check_that_fails_before_the_app_leaves_the_request_to_the_app(caplog:
         assert connection.answer()[0] == 200
     assert len(calls) == 2 and reached.paths == ["POST /", "GET /ping"]
     assert "admission control failed before the app" in caplog.text
+
+
+def test_a_run_admitted_on_a_connection_with_refusals_behind_it_that_fails_mid_stream_ends_run_error() -> None:
+    """Two endpoints of one policy share its limit: while ``/`` holds the one run, ``/fails`` is refused from the
+    connection; admitted afterwards on that connection, its model fails after its text, and the official client
+    holds that text and ``RUN_ERROR`` with the documented ``STRANDS_ERROR``."""
+    from strands import Agent
+
+    from strands_agui import StrandsAgent
+    from strands_agui.tooling.scripted import Fail, ScriptedModel, Text
+
+    gate = Gate()
+    app = gated_app(gate)
+    words = Text(" ".join(f"word{i}" for i in range(20)))
+    failing = StrandsAgent(Agent(model=ScriptedModel([[words, Fail(RuntimeError("the provider fell over"))]]),
+                                 callback_handler=None), name="failing")
+    add_strands_fastapi_endpoint(app, failing, "/fails", admission=ONE)
+    reached = Reached(app)
+    with LiveServer(app, http=PROTOCOL) as server, opened_at_end(gate), Connection(server.port) as held, \
+            Connection(server.port) as other:
+        held.send(post("/", run("held")))
+        gate.wait_for_entries(1)
+        other.send(post("/fails", run("refused", padding=50_000)))
+        overloaded(other.answer())
+        assert "POST /fails" not in reached.paths
+        gate.opened.set()
+        finished(held.answer())
+        wait_until(lambda: IN_FLIGHT.runs == 0, 10)
+        other.send(post("/fails", run("admitted")))
+        status, _, body = other.answer()
+    assert status == 200 and reached.paths[-1] == "POST /fails"
+    report = assert_valid_sse(body)
+    said = [m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content")]
+    assert said and said[-1].startswith("word0 word1") and said[-1].endswith("word19"), said
+    assert report["outcome"] == "run_error" and report["run_error"]["code"] == "STRANDS_ERROR", report
