@@ -65,7 +65,8 @@ REFUSAL_CODES: dict[str, str] = {
     "OVERLOADED": "HTTP 503 (with Retry-After) for a new run: the worker is serving as many runs as it can at their "
     "normal latency (cause runs_in_flight; the limit is learned from its event loop's lag), or a resumable run's "
     "events could not be stored now (cause event_store). The body's detail names the cause, the limit and the runs "
-    "in flight; retry after Retry-After seconds, on any worker. Nothing was started.",
+    "in flight; retry after Retry-After seconds, on any worker. On AgentCore's /ws the socket closes with 1013 "
+    "(Try Again Later), its reason naming OVERLOADED and the cause. Nothing was started.",
 }
 
 _BY_CLASS_NAME: dict[str, str] = {

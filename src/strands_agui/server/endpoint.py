@@ -47,7 +47,7 @@ import contextlib
 import copy
 import gc
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Unpack
 
 from ag_ui.core import RunAgentInput, Tool
@@ -76,7 +76,7 @@ from .transport.proto import PROTO_MEDIA_TYPE
 from .transport.streaming import FRAMINGS, RunStream
 from .transport.versions import rewrite_for, rewritten
 
-__all__ = ["add_ready_route", "add_strands_fastapi_endpoint", "served_agent"]
+__all__ = ["ServedEndpoint", "add_ready_route", "add_strands_fastapi_endpoint", "served_agent", "served_endpoint"]
 
 
 # ----------------------------------------------------------------------------- public API
@@ -106,7 +106,12 @@ def add_strands_fastapi_endpoint(app: FastAPI, agent: StrandsAgent, path: str = 
     runs = resumable_runs(settings.resumable, environment)
     freeze_after_startup(app)
     observability = _observability(app, agent, settings, environment)
-    _add_run_route(app, agent, path, settings, runs, observability)
+    admission = _admission(settings, runs, observability)
+    _add_run_route(app, agent, path, settings, runs, observability, admission)
+    endpoints = getattr(app.state, "strands_agui_endpoints", None)
+    if endpoints is None:
+        endpoints = app.state.strands_agui_endpoints = {}
+    endpoints[path] = ServedEndpoint(observability, admission)
     _add_capabilities_route(app, agent, path, settings, resumable=runs is not None)
     add_thread_routes(app, agent, path, settings, runs)
     if settings.admission is not None and settings.ready_path is not None:
@@ -184,8 +189,25 @@ def _observability(app: FastAPI, agent: StrandsAgent, settings: EndpointSettings
     return Observability(name, tracing=settings.tracing, metrics=metrics)
 
 
+@dataclass(frozen=True)
+class ServedEndpoint:
+    """What the runs of an endpoint share with another transport serving its agent (AgentCore's ``/ws``): their
+    observation (a span, the endpoint's metrics) and its admission control (None: off)."""
+
+    observability: Observability
+    admission: Admission | None
+
+
+def served_endpoint(app: FastAPI, path: str) -> ServedEndpoint:
+    """The endpoint :func:`add_strands_fastapi_endpoint` added to ``app`` at ``path``."""
+    endpoints: dict[str, ServedEndpoint] = getattr(app.state, "strands_agui_endpoints", None) or {}
+    if path not in endpoints:
+        raise LookupError(f"no strands-agui endpoint at {path!r} in this app")
+    return endpoints[path]
+
+
 def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: EndpointSettings,
-                   runs: Resumable | None, observability: Observability) -> None:
+                   runs: Resumable | None, observability: Observability, admission: Admission | None) -> None:
     async def run_agent(
         request: Request,
         media_type: Annotated[str, Depends(negotiate)],  # 415, 406: before the body's 422
@@ -218,7 +240,6 @@ def _add_run_route(app: FastAPI, agent: StrandsAgent, path: str, settings: Endpo
         return RunStream(events, framing=rewritten(framing, rewrite), keepalive=keepalive,
                          coalesce=coalesce, observation=observation, pace=pace)
 
-    admission = _admission(settings, runs, observability)
     if admission is not None:  # serve's protocol refuses the run's POST before the app when it would
         early_refusal.register(app, path, admission)
     app.router.add_api_route(

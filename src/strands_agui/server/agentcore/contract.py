@@ -4,7 +4,8 @@
 * ``POST /invocations``: the endpoint of :func:`~strands_agui.server.endpoint.add_strands_fastapi_endpoint` (SSE by
   default and for a request without ``Accept``, protobuf when ``Accept`` asks; a bad body a 4xx), with its
   capabilities, threads and resumable-run routes under ``/invocations/...``;
-* ``/ws``: the same agent over a WebSocket (``socket_runs.py``: cancel and resume on one socket);
+* ``/ws``: the same agent over a WebSocket (``socket_runs.py``: cancel and resume on one socket), its runs counted
+  in the endpoint's metrics and admitted by its admission control (a refused run closes the socket with 1013);
 * ``GET /ping``: ``Healthy`` / ``HealthyBusy`` with ``time_of_last_update`` (``health.py``).
 
 An invocation that declares no ``Content-Type`` is read as JSON (AgentCore passes the caller's body through).
@@ -29,8 +30,7 @@ from ...environment import ServeEnvironment
 from ...runtime.adapter import StrandsAgent
 from ..app import ServedApp, create_strands_app
 from ..console.page import console_entries
-from ..endpoint import served_agent
-from ..observability.observation import Observability
+from ..endpoint import served_agent, served_endpoint
 from ..observability.tracing import REQUEST_ATTRIBUTES
 from ..request import early_refusal
 from ..settings import AppOptions, AppSettings, settings_with, takes_settings
@@ -122,11 +122,12 @@ def create_agentcore_app(agent: StrandsAgent | Any, *, settings: AppSettings | N
     name = settings.name or served.name
     app.add_api_route(PING, _ping, methods=["GET"], name="agentcore_ping",
                       summary="AgentCore's health check: Healthy, or HealthyBusy while runs are in flight")
-    observability = Observability(name, tracing=settings.tracing, metrics=None)
+    endpoint = served_endpoint(app, INVOCATIONS)  # its runs' span and metrics, its admission control: /ws's too
 
     async def socket(websocket: WebSocket) -> None:
         """Runs over one WebSocket: a RunAgentInput in, its events out (``server/agentcore/socket_runs.py``)."""
-        await serve_socket(websocket, served, settings, observability, _log_run)
+        await serve_socket(websocket, served, settings, endpoint.observability, _log_run,
+                           admission=endpoint.admission)
 
     app.add_api_websocket_route(SOCKET, socket, name=f"{name}_ws", dependencies=settings.route_dependencies)
     app.add_middleware(AgentCoreRequests)

@@ -18,6 +18,10 @@ The conversation on a socket:
 * **Cancel**: ``{"type": "cancel"}`` is the run machine's ``cancel`` move (as ``POST .../runs/{runId}/cancel``): the
   run ends RUN_FINISHED ``outcome: cancelled``, then the socket closes with 1000. A client that goes away
   cancels its run, as on SSE.
+* **Load**: each RunAgentInput is a new run, admitted as the endpoint admits a POST (``request/admission.py``), before
+  it is parsed. A run refused for load closes the socket with **1013** (RFC 6455's "Try Again Later": the server is
+  overloaded) and a reason naming the code ``OVERLOADED``, the cause and when to retry; nothing was started, and
+  the refusal is counted in the endpoint's metrics. Runs on a socket are counted in the endpoint's metrics too.
 * **Keep-alive**: a WebSocket has no frame an AG-UI reader skips, so a silent run is kept alive by protocol
   pings (uvicorn's ``ws_ping_interval``; ``strands-agui serve --agentcore`` sets it to the keep-alive period).
 """
@@ -37,21 +41,23 @@ from starlette.websockets import WebSocket
 
 from ...runtime.adapter import StrandsAgent
 from ..observability.observation import Observability
+from ..request.admission import Admission
 from ..request.principals import principal_of
 from ..request.validation import RequestLimits, parse_json, run_input_problems
 from ..settings import EndpointSettings
 from ..transport.driver import RunDriver
+from ..transport.inflight import Held
 from ..transport.pacing import Pacer
 from ..transport.streaming import SSE, encode_event
 from ..transport.versions import rewrite_for
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["CANCEL", "MAX_REASON_BYTES", "Refused", "SocketSink", "serve_socket"]
+__all__ = ["CANCEL", "MAX_REASON_BYTES", "Refused", "SocketSink", "admitted", "serve_socket"]
 
 CANCEL = "cancel"
 MAX_REASON_BYTES = 123  # RFC 6455 5.5: a control frame's payload is 125 bytes, two of them the close code
-UNSUPPORTED, POLICY, TOO_BIG = 1003, 1008, 1009
+UNSUPPORTED, POLICY, TOO_BIG, TRY_AGAIN_LATER = 1003, 1008, 1009, 1013
 
 
 class Refused(Exception):
@@ -181,22 +187,28 @@ class Socket:
 
 
 async def serve_socket(websocket: WebSocket, agent: StrandsAgent, settings: EndpointSettings,
-                       observability: Observability, on_run: Callable[[RunAgentInput], None]) -> None:
+                       observability: Observability, on_run: Callable[[RunAgentInput], None], *,
+                       admission: Admission | None = None) -> None:
     """The ``/ws`` route: accept, then each RunAgentInput's run while the last one waits for the client; close
-    with 1000 at the end, with the refusal's code and reason before it. ``on_run`` is told each input accepted."""
+    with 1000 at the end, with the refusal's code and reason before it. ``on_run`` is told each input accepted;
+    ``admission`` (None: none) admits each run or refuses it for load."""
     await websocket.accept()
     socket = Socket(websocket, settings.limits)
     reader = asyncio.get_running_loop().create_task(socket.read(), name="strands-agui-ws-read")
     code, reason = 1000, ""
     try:
         while (value := await socket.next_input()) is not None:
+            held = None
             try:
+                held = admitted(admission)
                 input_data = await checked_input(value, settings.limits, settings)
             except Refused as refused:
+                if held is not None:
+                    held.leave()
                 socket.refusal = refused
                 break
             on_run(input_data)
-            if not await _run(socket, agent, settings, observability, input_data):
+            if not await _run(socket, agent, settings, observability, input_data, held):
                 break
         if socket.refusal is not None:
             code, reason = socket.refusal.code, socket.refusal.reason
@@ -209,9 +221,34 @@ async def serve_socket(websocket: WebSocket, agent: StrandsAgent, settings: Endp
         await _close(websocket, code, reason)
 
 
+def admitted(admission: Admission | None) -> Held | None:
+    """A new run's place in ``IN_FLIGHT`` (None: no admission control, the driver counts it), or :class:`Refused`
+    with 1013 when admission control refuses it for load (counted in the endpoint's metrics)."""
+    if admission is None:
+        return None
+    refusal = admission.refusal()
+    if refusal is None:
+        return Held()
+    cause, why, limit = refusal
+    admission.refuse(cause, why, limit)
+    logger.info("WS run refused (OVERLOADED, %s): %s", cause, why)
+    raise Refused(TRY_AGAIN_LATER, f"OVERLOADED ({cause}): retry after {admission.policy.retry_after} s; "
+                                   "nothing was started")
+
+
 async def _run(socket: Socket, agent: StrandsAgent, settings: EndpointSettings, observability: Observability,
-               input_data: RunAgentInput) -> bool:
-    """Drive one run to the socket; True when it ended waiting for the client (the socket stays open)."""
+               input_data: RunAgentInput, held: Held | None = None) -> bool:
+    """Drive one run to the socket; True when it ended waiting for the client (the socket stays open). ``held``:
+    its place taken by admission control, given back when the run ends, whatever ends it."""
+    try:
+        return await _drive(socket, agent, settings, observability, input_data, held)
+    finally:
+        if held is not None:
+            held.leave()
+
+
+async def _drive(socket: Socket, agent: StrandsAgent, settings: EndpointSettings, observability: Observability,
+                 input_data: RunAgentInput, held: Held | None) -> bool:
     cancel = socket.cancel = threading.Event()
     observation = observability.observe(input_data)
     pace = Pacer()
@@ -230,7 +267,7 @@ async def _run(socket: Socket, agent: StrandsAgent, settings: EndpointSettings, 
 
     encode = frame if observation is None else observation.encoder(frame)
     driver = RunDriver(events, encode, SocketSink(socket), keepalive=settings.keepalive_seconds,
-                       coalesce=settings.coalesce_seconds, keepalive_frame=None, pace=pace)
+                       coalesce=settings.coalesce_seconds, keepalive_frame=None, pace=pace, held=held)
     if observation is None:
         finished = await driver.drive()
     else:

@@ -5,7 +5,8 @@ in flight (their awaits wait behind its work on the one event loop), and the run
 the CPU they took. So each worker admits a run only while it can serve it as fast as it serves runs unloaded, and
 answers every other one at once: **503** with ``Retry-After`` and a body naming the cause (``errors.REFUSAL_CODES``
 ``OVERLOADED``), before its body is read. What is not a new run is never refused for load: a reconnect
-(``Last-Event-ID``), a cancel, a ping, the thread API, ``/metrics``.
+(``Last-Event-ID``), a cancel, a ping, the thread API, ``/metrics``. A run on AgentCore's ``/ws`` is admitted by
+its endpoint's admission control too (``agentcore/socket_runs.py``): refused, its socket closes with 1013.
 
 **The limit** (:class:`LoopLimit`, one per event loop, so one per worker): runs in flight (``transport/inflight``'s
 ``IN_FLIGHT``, counted from the admission on) against a limit learned from the **loop's lag**, the time a callback
