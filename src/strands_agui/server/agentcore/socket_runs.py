@@ -19,7 +19,7 @@ The conversation on a socket:
   run ends RUN_FINISHED ``outcome: cancelled``, then the socket closes with 1000. A client that goes away
   cancels its run, as on SSE.
 * **Load**: each RunAgentInput is a new run, admitted as the endpoint admits a POST (``request/admission.py``), before
-  it is parsed. A run refused for load closes the socket with **1013** (RFC 6455's "Try Again Later": the server is
+  it is checked. A run refused for load closes the socket with **1013** (RFC 6455's "Try Again Later": the server is
   overloaded) and a reason naming the code ``OVERLOADED``, the cause and when to retry; nothing was started, and
   the refusal is counted in the endpoint's metrics. Runs on a socket are counted in the endpoint's metrics too.
 * **Keep-alive**: a WebSocket has no frame an AG-UI reader skips, so a silent run is kept alive by protocol
