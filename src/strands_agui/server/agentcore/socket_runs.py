@@ -198,14 +198,16 @@ async def serve_socket(websocket: WebSocket, agent: StrandsAgent, settings: Endp
     code, reason = 1000, ""
     try:
         while (value := await socket.next_input()) is not None:
-            held = None
+            held: Held | None = None
             try:
                 held = admitted(admission)
                 input_data = await checked_input(value, settings.limits, settings)
-            except Refused as refused:
+            except BaseException as exc:  # a refusal, or the socket's task cancelled while a media URL is fetched
                 if held is not None:
                     held.leave()
-                socket.refusal = refused
+                if not isinstance(exc, Refused):
+                    raise
+                socket.refusal = exc
                 break
             on_run(input_data)
             if not await _run(socket, agent, settings, observability, input_data, held):
