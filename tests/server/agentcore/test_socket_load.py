@@ -140,3 +140,33 @@ def test_a_client_gone_mid_run_gives_its_place_back(idle: None) -> None:
             events = socket.run(body("quick", "run-next"))
             assert socket.closed() == (1000, "")
     assert_valid_stream(events)
+
+
+def test_an_admitted_socket_run_failing_mid_stream_ends_run_error_and_gives_its_place_back(idle: None) -> None:
+    """Its model fails after its text: the official client holds that text and ``RUN_ERROR`` ``STRANDS_ERROR``,
+    the socket closes 1000, the failure is counted, and with a limit of one the next socket's run is admitted."""
+    from strands import Agent
+
+    from strands_agui import StrandsAgent
+    from strands_agui.tooling.scripted import Fail, ScriptedModel, Text
+
+    words = Text(" ".join(f"word{i}" for i in range(20)))
+    model = ScriptedModel([[words, Fail(RuntimeError("the provider fell over"))], [Text("back again")]])
+    agent = StrandsAgent(Agent(model=model, callback_handler=None), name="failing")
+    app = create_agentcore_app(agent, admission=ONE, metrics=True, name="ws-fails")
+    with LiveServer(app) as server:
+        with socket_to(server.url) as socket:
+            failed = socket.run(body("hi", "run-fails"))
+            assert socket.closed() == (1000, "")
+        with socket_to(server.url) as socket:  # a place kept by the failed run would refuse it with 1013
+            again = socket.run(body("hi", "run-again"))
+            assert socket.closed() == (1000, "")
+        runs = samples(server.url, "strands_agui_runs_total", "ws-fails")
+    report = assert_valid_stream(failed)
+    said = [m["content"] for m in report["messages"] if m["role"] == "assistant" and m.get("content")]
+    assert said and said[-1].startswith("word0 word1") and said[-1].endswith("word19"), said
+    assert failed[-1]["type"] == "RUN_ERROR" and failed[-1]["code"] == "STRANDS_ERROR", failed[-1]
+    assert_valid_stream(again)
+    assert again[-1]["type"] == "RUN_FINISHED"
+    assert runs == {(("code", "STRANDS_ERROR"), ("outcome", "error")): 1.0,
+                    (("code", ""), ("outcome", "success")): 1.0}
