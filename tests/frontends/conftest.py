@@ -274,9 +274,15 @@ def pages(context: Any, browser: Any) -> Iterator[Any]:  # noqa: F811 - browser 
         opened.append(watched)
         return watched
 
+    def close_all() -> None:
+        """Close every page opened so far (before a runtime restart: a page left open on a stopped runtime logs
+        the fetches that fail while it is down, which the end of the test would count as the page's errors)."""
+        for watched in opened:
+            watched.page.close()
+
+    open_page.close_all = close_all  # type: ignore[attr-defined]
     yield open_page
-    for watched in opened:
-        watched.page.close()
+    close_all()
     for owner in contexts:
         owner.close()
     for watched in opened:

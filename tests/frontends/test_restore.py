@@ -77,6 +77,7 @@ def test_thread_comes_back_after_reload_in_a_second_browser_and_after_a_runtime_
 
             shows_pancakes(pages(runtime.base, api, "shared_state", thread, other_context=True).page)  # a 2nd browser
 
+    pages.close_all()  # the pages go first: one still open on a stopped runtime fails its fetches
     runtime.stop()
     restarted = runtime.start()  # its in-memory runner holds nothing: each thread comes from the server
     for api, thread in threads.items():
@@ -102,6 +103,7 @@ def test_pending_approval_card_comes_back_after_a_runtime_restart_and_resumes(pa
             card = first.page.locator('[data-testid="approval"]')
             expect(card.locator('[data-testid="approval-message"]')).to_contain_text("Oslo")
 
+    pages.close_all()
     runtime.stop()
     restarted = runtime.start()
     for api, thread in threads.items():
