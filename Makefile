@@ -184,6 +184,7 @@ bench: deps bench-deps
 	$(PYTHON) -m bench.openloop --servers floor --serve-workers 1,2 --stateful $(WORKERS_ARGS)
 	$(PYTHON) -m bench.overload $(OVERLOAD_ARGS)
 	$(PYTHON) -m bench.overload --stateful --servers 'serve x1,serve x2' $(OVERLOAD_ARGS)
+	$(PYTHON) -m bench.refusals
 
 # instructions per run (valgrind): an A/B of one change on a shared machine, e.g. ARGS='--servers ours --runs 10'
 bench-instructions: deps bench-deps

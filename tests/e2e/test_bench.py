@@ -331,3 +331,26 @@ def test_the_ceiling_of_n_workers_is_what_the_client_and_redis_leave_them() -> N
     assert scaling(loads, 2)[1] == ("holds: serve x2 50 runs/s = 1.00x one worker's (issue 31: >= 1.8x with 2 "
                                     "workers); at best 1.70x on 2 CPUs shared with the client and Redis (at x1's "
                                     "costs)")
+
+
+def test_the_refusals_bench_holds_the_one_place_so_every_run_after_it_is_refused() -> None:
+    """``bench.refusals``: a run whose body never finishes holds ``serve --max-runs 1``'s place, so the window
+    measures refusals alone (none served); the bare server refuses every run too."""
+    import contextlib
+
+    from bench.refusals import BARE, _hold, _served, _window
+
+    port = free_port()
+    with _served(serve_command(port, 1, ["--max-runs", "1"]), port, {"BENCH_ADMISSION": "on"}) as server:
+        with contextlib.closing(_hold(port, "/ours/chat")):
+            refused, served, cpu = _window(port, "/ours/chat", server.pid, 50, 0.4)
+        assert (refused, served) == (20, 0) and cpu >= 0
+        deadline = time.monotonic() + 10  # the held run's connection closed: its place is given back
+        while (status := httpx.post(f"http://127.0.0.1:{port}/ours/chat", content=bench_body("chat", 1),
+                                    headers={"content-type": "application/json"}, timeout=10).status_code) == 503:
+            assert time.monotonic() < deadline, "the held place was not given back"
+            time.sleep(0.1)
+        assert status == 200
+    port = free_port()
+    with _served([sys.executable, "-c", BARE, str(port)], port, {}) as server:
+        assert _window(port, "/ours/chat", server.pid, 50, 0.4)[:2] == (20, 0)
