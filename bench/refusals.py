@@ -25,7 +25,7 @@ from collections.abc import Iterator
 
 from bench.http import body, free_port, request, server_cpu, start_server
 from bench.openloop import Target, serve_command
-from bench.overload import offer
+from bench.overload import _stop, offer
 
 BARE = r"""
 import asyncio, sys
@@ -68,12 +68,7 @@ def _served(command: list[str], port: int, env: dict[str, str]) -> Iterator[subp
     try:
         yield server
     finally:
-        server.terminate()
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(5)
+        _stop(server)
 
 
 def _hold(port: int, path: str) -> socket.socket:
