@@ -39,6 +39,7 @@ from strands import Agent, tool
 from bench.http import ADAPTERS, keywords
 from strands_agui import StrandsAgent
 from strands_agui.server.endpoint import add_strands_fastapi_endpoint
+from strands_agui.server.request.admission import AdmissionPolicy
 from strands_agui.tooling.scripted import ScriptedModel, Text, ToolUse
 
 CHAT_DELTAS = 40
@@ -163,10 +164,16 @@ def __getattr__(name: str) -> FastAPI:
     """``bench.apps:served``: ours alone on the paced model, what ``strands-agui serve --app bench.apps:served``
     serves (``bench.openloop --serve-workers``): each uvicorn worker imports it and builds its own; ``serve``'s
     ``--threads``, ``--resumable`` and ``--events`` reach the endpoint through the serve environment.
-    ``$BENCH_ADMISSION=off``: admission control off (``bench.overload`` measures the rate a server holds so)."""
+    ``$BENCH_ADMISSION=off``: admission control off (``bench.overload`` measures the rate a server holds so);
+    ``fixed:N``: at most N runs in flight and no limit learned (``bench.overload --limit N``)."""
     if name == "served":
-        off = os.environ.get("BENCH_ADMISSION") == "off"
-        return create_app(("ours",), "paced", {"admission": None} if off else None)
+        admission = os.environ.get("BENCH_ADMISSION", "on")
+        endpoint: dict[str, Any] | None = None
+        if admission == "off":
+            endpoint = {"admission": None}
+        elif admission.startswith("fixed:"):
+            endpoint = {"admission": AdmissionPolicy(adaptive=False, max_runs=int(admission.removeprefix("fixed:")))}
+        return create_app(("ours",), "paced", endpoint)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -27,7 +27,9 @@ by default), ``upstream`` (``ag_ui_strands==1.0.2``) and ``floor`` (no adapter),
 ``ours`` is ours in one process (``bench.apps``), ``ours off`` the same with ``admission=None``. The rate a server
 that sheds holds (``serve xN``, ``ours``) is measured on the same server with admission control off (a process of its
 own, then stopped): its capacity, which shedding is to keep its goodput near. ``--stateful``: the ``serve`` servers
-with threads in files and resumable runs in a redis-server started here (``bench.openloop``'s). Not a test: nothing
+with threads in files and resumable runs in a redis-server started here (``bench.openloop``'s). ``--limit N``: the
+``serve`` servers admit at most N runs in flight and learn no limit (``AdmissionPolicy(adaptive=False)``), with
+``--held`` the held rate measured before: the frontier a learned limit is measured against. Not a test: nothing
 is asserted.
 """
 
@@ -261,7 +263,8 @@ def _start(name: str, opts: argparse.Namespace, extra: list[str], stack: context
     stream = stack.enter_context(log.open("wb"))
     if name.startswith("serve x"):
         command = serve_command(port, int(name.removeprefix("serve x")), extra)
-        os.environ["BENCH_ADMISSION"] = "on" if shedding else "off"  # read by each worker's bench.apps:served
+        admission = (f"fixed:{opts.limit}" if getattr(opts, "limit", 0) else "on") if shedding else "off"
+        os.environ["BENCH_ADMISSION"] = admission  # read by each worker's bench.apps:served
         server = start_server(port, command=command, stderr=stream)
         path = "/ours/chat"
     else:
@@ -296,6 +299,8 @@ def main() -> None:
     parser.add_argument("--held", type=float, default=0, help="take this as every server's held rate (0: find it)")
     parser.add_argument("--timeout", type=float, default=10, help="a run unfinished after this has failed")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--limit", type=int, default=0, help="the serve servers' runs in flight fixed at this, none "
+                        "learned (0: the learned limit): the frontier a learned limit is measured against")
     opts = parser.parse_args()
     opts.multiples = [float(m) for m in opts.multiples.split(",")]
     load = os.getloadavg()
@@ -325,7 +330,8 @@ def main() -> None:
                 results[name] = asyncio.run(measure(name, target, opts, log if opts.stateful else None, found))
                 results[name]["kept"] = kept
     end = os.getloadavg()
-    print(report(results, opts.seconds, "stateful: threads in files, runs in Redis" if opts.stateful else "stateless"))
+    title = "stateful: threads in files, runs in Redis" if opts.stateful else "stateless"
+    print(report(results, opts.seconds, title + (f"; serve's limit fixed at {opts.limit}" if opts.limit else "")))
     print(f"machine: {os.cpu_count()} CPUs, load average (1, 5, 15 min) {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} at "
           f"the start, {end[0]:.1f} at the end")
     if opts.json:

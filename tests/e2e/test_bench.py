@@ -210,11 +210,20 @@ def test_the_server_cpu_is_its_process_trees() -> None:
         assert round(server_cpu(os.getpid()) - before, 2) >= 0.3  # whole ticks: 2.36 - 2.06 is 0.2999...
 
 
-def test_bench_apps_served_is_ours_on_the_paced_model() -> None:
+def test_bench_apps_served_is_ours_on_the_paced_model(monkeypatch: pytest.MonkeyPatch) -> None:
     from bench import apps
+    from strands_agui.server.endpoint import served_endpoint
+    from strands_agui.server.request.admission import AdmissionPolicy
 
     paths = {getattr(route, "path", None) for route in apps.served.routes}
     assert {"/ours/chat", "/ours/tool"} <= paths and "/floor/chat" not in paths
+    admissions = {}
+    for setting in ("on", "off", "fixed:120"):  # bench.overload's shedding, held-rate and --limit servers
+        monkeypatch.setenv("BENCH_ADMISSION", setting)
+        endpoint = served_endpoint(apps.served, "/ours/chat")
+        admissions[setting] = endpoint.admission.policy if endpoint.admission is not None else None
+    assert admissions == {"on": AdmissionPolicy(), "off": None,
+                          "fixed:120": AdmissionPolicy(adaptive=False, max_runs=120)}
     assert serve_command(8123, 2, ["--threads"])[-7:] == ["--port", "8123", "--workers", "2", "--log-level", "warning",
                                                           "--threads"][-7:]
 
