@@ -27,8 +27,8 @@ by default), ``upstream`` (``ag_ui_strands==1.0.2``) and ``floor`` (no adapter),
 ``ours`` is ours in one process (``bench.apps``), ``ours off`` the same with ``admission=None``. The rate a server
 that sheds holds (``serve xN``, ``ours``) is measured on the same server with admission control off (a process of its
 own, then stopped): its capacity, which shedding is to keep its goodput near. ``--stateful``: the ``serve`` servers
-with threads in files and resumable runs in a redis-server started here (``bench.openloop``'s). ``--limit N``: the
-``serve`` servers admit at most N runs in flight and learn no limit (``AdmissionPolicy(adaptive=False)``), with
+with threads in files and resumable runs in a redis-server started here (``bench.openloop``'s). ``--limit N``: each
+``serve`` worker admits at most N runs in flight and learns no limit (``AdmissionPolicy(adaptive=False)``), with
 ``--held`` the held rate measured before: the frontier a learned limit is measured against. Not a test: nothing
 is asserted.
 """
@@ -299,8 +299,8 @@ def main() -> None:
     parser.add_argument("--held", type=float, default=0, help="take this as every server's held rate (0: find it)")
     parser.add_argument("--timeout", type=float, default=10, help="a run unfinished after this has failed")
     parser.add_argument("--json", type=Path, help="also write the results here")
-    parser.add_argument("--limit", type=int, default=0, help="the serve servers' runs in flight fixed at this, none "
-                        "learned (0: the learned limit): the frontier a learned limit is measured against")
+    parser.add_argument("--limit", type=int, default=0, help="each serve worker's runs in flight fixed at this, "
+                        "none learned (0: the learned limit): the frontier a learned limit is measured against")
     opts = parser.parse_args()
     opts.multiples = [float(m) for m in opts.multiples.split(",")]
     load = os.getloadavg()

@@ -63,8 +63,16 @@ asyncio.run(main())
 
 @contextlib.contextmanager
 def _served(command: list[str], port: int, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    before = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
-    server = start_server(port, command=command)
+    try:
+        server = start_server(port, command=command)
+    finally:  # the server has read its environment: this process's is as it was
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     try:
         yield server
     finally:
