@@ -4,6 +4,7 @@ client and the profile's classifier. Nothing here asserts on speed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -34,6 +35,7 @@ from bench.openloop import (
     verdicts,
 )
 from bench.profile import WAITING, classify, tally
+from bench.refusals import BARE, _hold, _served, _window
 from strands_agui.server.transport.streaming import COALESCE_SECONDS
 from tests.support.processes import running
 
@@ -345,10 +347,6 @@ def test_the_ceiling_of_n_workers_is_what_the_client_and_redis_leave_them() -> N
 def test_the_refusals_bench_holds_the_one_place_so_every_run_after_it_is_refused() -> None:
     """``bench.refusals``: a run whose body never finishes holds ``serve --max-runs 1``'s place, so the window
     measures refusals alone (none served); the bare server refuses every run too."""
-    import contextlib
-
-    from bench.refusals import BARE, _hold, _served, _window
-
     port = free_port()
     with _served(serve_command(port, 1, ["--max-runs", "1"]), port, {"BENCH_ADMISSION": "on"}) as server:
         with contextlib.closing(_hold(port, "/ours/chat")):
